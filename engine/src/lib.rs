@@ -1,0 +1,31 @@
+//! Exact, versioned Stratego rules behind an OpenSpiel-style state API.
+//!
+//! The rules are documented in docs/RULES.md (`stratego-rules v1`) and the
+//! representation contract (ruleset identity, coordinates, action ids, text
+//! formats) in docs/CONTRACT.md. This crate depends on no ML library.
+
+pub mod action;
+pub mod api;
+mod chase;
+pub mod error;
+pub mod piece;
+pub mod playout;
+pub mod position;
+pub mod record;
+pub mod rules;
+pub mod setup;
+pub mod square;
+pub mod state;
+mod two_square;
+mod zobrist;
+
+pub use action::{ActionId, Move, NUM_ACTIONS};
+pub use api::GameState;
+pub use error::{Error, RulesError, SetupError};
+pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};
+pub use position::{Board, Position};
+pub use record::GameRecord;
+pub use rules::{Ruleset, RulesetId, RULES_VERSION};
+pub use setup::Setup;
+pub use square::Square;
+pub use state::{BattleRecord, Death, EndReason, Outcome, PlyRecord, State};

@@ -1,0 +1,50 @@
+//! Random playouts: the engine's own speed test and a source of random games
+//! for property tests.
+
+use rand::Rng;
+
+use crate::piece::Color;
+use crate::record::GameRecord;
+use crate::rules::Ruleset;
+use crate::setup::Setup;
+use crate::state::State;
+
+/// A game between two uniform random players from uniform random setups,
+/// all drawn from `rng`.
+pub fn random_game(rules: Ruleset, rng: &mut impl Rng) -> GameRecord {
+    let red = Setup::random(rules.piece_set, rng);
+    let blue = Setup::random(rules.piece_set, rng);
+    let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
+    while !state.is_terminal() {
+        let moves = state.legal_moves();
+        let mv = moves[rng.random_range(0..moves.len())];
+        state.apply_move(mv).expect("a generated move is legal");
+    }
+    GameRecord::new(rules, red, blue, &state)
+}
+
+/// Plays random games until at least `min_plies` plies have been played;
+/// returns (games, plies, red wins, blue wins, draws).
+pub fn random_playouts(rules: Ruleset, min_plies: u64, rng: &mut impl Rng) -> PlayoutStats {
+    let mut stats = PlayoutStats::default();
+    while stats.plies < min_plies {
+        let record = random_game(rules, rng);
+        stats.games += 1;
+        stats.plies += record.moves.len() as u64;
+        match record.result.and_then(|o| o.winner) {
+            Some(Color::Red) => stats.red_wins += 1,
+            Some(Color::Blue) => stats.blue_wins += 1,
+            None => stats.draws += 1,
+        }
+    }
+    stats
+}
+
+#[derive(Copy, Clone, Default, Debug, PartialEq, Eq)]
+pub struct PlayoutStats {
+    pub games: u64,
+    pub plies: u64,
+    pub red_wins: u64,
+    pub blue_wins: u64,
+    pub draws: u64,
+}

@@ -1,0 +1,285 @@
+//! The board and a position: everything on the board plus whose turn it is and
+//! the two counters, with a one-line text form that round-trips.
+//!
+//! Position text: `<ruleset> <board> <side> <ply> <battleless>`, e.g.
+//! `stratego-rules-v1:pieces=classic,... 10 rows/.../ red 0 0`. The board lists
+//! rank 10 first and rank 1 last (Red at the bottom, as printed), rows
+//! separated by `/`, ten squares each: `.` empty, `~` lake, or a piece letter
+//! (upper case Red, lower case Blue) followed by `^` if it is revealed and `+`
+//! if it has moved. A position is a root: it has no history, and each piece's
+//! identity (starting square) is the square it stands on.
+
+use std::fmt;
+use std::ops::Index;
+
+use crate::error::Error;
+use crate::piece::{Color, Piece, PieceSet, PieceType};
+use crate::rules::Ruleset;
+use crate::setup::{Setup, SETUP_SQUARES};
+use crate::square::Square;
+
+/// What stands on each of the 100 cells (lakes are always empty).
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Board([Option<Piece>; Square::COUNT]);
+
+impl Default for Board {
+    fn default() -> Self {
+        Board([None; Square::COUNT])
+    }
+}
+
+impl Index<Square> for Board {
+    type Output = Option<Piece>;
+
+    fn index(&self, sq: Square) -> &Option<Piece> {
+        &self.0[sq.index()]
+    }
+}
+
+impl Board {
+    pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
+        self.0[sq.index()] = piece;
+    }
+
+    pub fn take(&mut self, sq: Square) -> Option<Piece> {
+        self.0[sq.index()].take()
+    }
+
+    /// Every piece with its square, in cell order.
+    pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        Square::all().filter_map(move |sq| self[sq].map(|p| (sq, p)))
+    }
+
+    /// How many pieces of each type `color` has on the board.
+    pub fn counts(&self, color: Color) -> [u8; PieceType::COUNT] {
+        let mut counts = [0; PieceType::COUNT];
+        for (_, p) in self.pieces().filter(|(_, p)| p.color == color) {
+            counts[p.kind.index()] += 1;
+        }
+        counts
+    }
+
+    /// Whether `color` has a piece that could step or run somewhere by the
+    /// movement rules alone (the two-square and chasing rules not applied).
+    pub fn has_movement(&self, color: Color) -> bool {
+        self.pieces().any(|(sq, p)| {
+            p.color == color
+                && p.kind.is_movable()
+                && sq.neighbours().any(|n| self[n].is_none_or(|o| o.color != color))
+        })
+    }
+
+    /// The board seen from the other side with the colours swapped: Red's
+    /// pieces become Blue's on the rotated squares and vice versa.
+    pub fn color_swapped(&self) -> Board {
+        let mut out = Board::default();
+        for (sq, p) in self.pieces() {
+            let swapped = Piece { color: p.color.opponent(), origin: p.origin.rotated(), ..p };
+            out.set(sq.rotated(), Some(swapped));
+        }
+        out
+    }
+
+    /// A picture for people: ranks 10 to 1 down the page, files a-j across.
+    /// Red is upper case, Blue lower case, `~` marks lakes; a revealed piece
+    /// is followed by `'`.
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        for row in (0..10).rev() {
+            out.push_str(&format!("{:>3} ", row + 1));
+            for col in 0..10 {
+                let sq = Square::from_row_col(row, col).expect("row and col are in range");
+                let (c, mark) = match self[sq] {
+                    _ if sq.is_lake() => ('~', ' '),
+                    None => ('.', ' '),
+                    Some(p) => (p.letter(), if p.revealed { '\'' } else { ' ' }),
+                };
+                out.push(' ');
+                out.push(c);
+                out.push(mark);
+            }
+            out.push('\n');
+        }
+        out.push_str("     a  b  c  d  e  f  g  h  i  j\n");
+        out
+    }
+}
+
+/// A position without history: the board, the side to move and the counters.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Position {
+    pub rules: Ruleset,
+    pub board: Board,
+    pub to_move: Color,
+    /// Plies played so far.
+    pub ply: u32,
+    /// Plies since the last battle.
+    pub battleless: u32,
+}
+
+impl Position {
+    /// The starting position: Red's setup on rows 1-4, Blue's rotated onto
+    /// rows 7-10, Red to move.
+    pub fn from_setups(rules: Ruleset, red: &Setup, blue: &Setup) -> Result<Position, Error> {
+        rules.validate()?;
+        let mut board = Board::default();
+        for (color, setup) in [(Color::Red, red), (Color::Blue, blue)] {
+            setup.validate(rules.piece_set).map_err(|source| Error::Setup { color, source })?;
+            for i in 0..SETUP_SQUARES {
+                if let Some(kind) = setup.get(i) {
+                    let sq = Square::new(i as u8).expect("setup index is a cell").in_frame(color);
+                    board.set(sq, Some(Piece::new(color, kind, sq)));
+                }
+            }
+        }
+        Ok(Position { rules, board, to_move: Color::Red, ply: 0, battleless: 0 })
+    }
+
+    /// Checks everything a position text cannot enforce by its syntax.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.rules.validate()?;
+        let bad = |msg: String| Err(Error::Position(msg));
+        for (sq, p) in self.board.pieces() {
+            if sq.is_lake() {
+                return bad(format!("a piece stands on the lake {sq}"));
+            }
+            if p.moved && !p.kind.is_movable() {
+                return bad(format!("the {} {} on {sq} is marked as moved, but it cannot move", p.color, p.kind));
+            }
+        }
+        let set: PieceSet = self.rules.piece_set;
+        for color in Color::BOTH {
+            let counts = self.board.counts(color);
+            for kind in PieceType::ALL {
+                let (have, max) = (counts[kind.index()], set.count(kind));
+                if have > max {
+                    return bad(format!("{color} has {have} {kind}(s), the {} army has only {max}", set.name()));
+                }
+            }
+            if counts[PieceType::Flag.index()] != 1 {
+                return bad(format!("{color} must have exactly one flag on the board"));
+            }
+        }
+        if self.battleless > self.ply {
+            return bad(format!("{} plies without a battle but only {} plies played", self.battleless, self.ply));
+        }
+        Ok(())
+    }
+
+    /// The one-line text form (see the module documentation).
+    pub fn to_text(&self) -> String {
+        let mut rows = Vec::with_capacity(10);
+        for row in (0..10).rev() {
+            let mut text = String::new();
+            for col in 0..10 {
+                let sq = Square::from_row_col(row, col).expect("row and col are in range");
+                match self.board[sq] {
+                    _ if sq.is_lake() => text.push('~'),
+                    None => text.push('.'),
+                    Some(p) => {
+                        text.push(p.letter());
+                        if p.revealed {
+                            text.push('^');
+                        }
+                        if p.moved {
+                            text.push('+');
+                        }
+                    }
+                }
+            }
+            rows.push(text);
+        }
+        format!("{} {} {} {} {}", self.rules, rows.join("/"), self.to_move, self.ply, self.battleless)
+    }
+
+    /// Parses the one-line text form and validates it.
+    pub fn parse(text: &str) -> Result<Position, Error> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 5 {
+            return Err(Error::Position(format!(
+                "expected 5 fields (ruleset, board, side, ply, battleless), found {}",
+                fields.len()
+            )));
+        }
+        Position::from_fields(&fields)
+    }
+
+    /// Parses the five position fields (used by state texts that append moves).
+    pub(crate) fn from_fields(fields: &[&str]) -> Result<Position, Error> {
+        let rules: Ruleset = fields[0].parse()?;
+        let board = parse_board(fields[1])?;
+        let to_move = Color::from_name(fields[2])
+            .ok_or_else(|| Error::Position(format!("side to move `{}` is not red or blue", fields[2])))?;
+        let number = |name: &str, text: &str| {
+            text.parse::<u32>().map_err(|_| Error::Position(format!("{name} `{text}` is not a whole number")))
+        };
+        let ply = number("ply", fields[3])?;
+        let battleless = number("battleless", fields[4])?;
+        let position = Position { rules, board, to_move, ply, battleless };
+        position.validate()?;
+        Ok(position)
+    }
+
+    /// The same position with the colours swapped and the board rotated, so
+    /// that each side faces what the other faced.
+    pub fn color_swapped(&self) -> Position {
+        Position { board: self.board.color_swapped(), to_move: self.to_move.opponent(), ..self.clone() }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
+fn parse_board(text: &str) -> Result<Board, Error> {
+    let rows: Vec<&str> = text.split('/').collect();
+    if rows.len() != 10 {
+        return Err(Error::Position(format!("the board needs 10 rows separated by `/`, found {}", rows.len())));
+    }
+    let mut board = Board::default();
+    for (i, row_text) in rows.iter().enumerate() {
+        let row = 9 - i as u8;
+        let mut col = 0u8;
+        let mut chars = row_text.chars().peekable();
+        while let Some(c) = chars.next() {
+            let sq = Square::from_row_col(row, col).ok_or_else(|| {
+                Error::Position(format!("rank {} has more than 10 squares: `{row_text}`", row + 1))
+            })?;
+            match c {
+                '.' | '~' => {
+                    if (c == '~') != sq.is_lake() {
+                        let what = if sq.is_lake() { "is a lake and must be `~`" } else { "is not a lake" };
+                        return Err(Error::Position(format!("{sq} {what}")));
+                    }
+                }
+                _ => {
+                    let kind = PieceType::from_letter(c)
+                        .filter(|_| c.is_ascii_alphabetic())
+                        .ok_or_else(|| Error::Position(format!("`{c}` on {sq} is not a piece letter")))?;
+                    let color = if c.is_ascii_uppercase() { Color::Red } else { Color::Blue };
+                    let mut piece = Piece::new(color, kind, sq);
+                    while let Some(&m) = chars.peek() {
+                        match m {
+                            '^' if !piece.revealed => piece.revealed = true,
+                            '+' if !piece.moved => piece.moved = true,
+                            '^' | '+' => return Err(Error::Position(format!("`{m}` repeated on {sq}"))),
+                            _ => break,
+                        }
+                        chars.next();
+                    }
+                    if sq.is_lake() {
+                        return Err(Error::Position(format!("a piece stands on the lake {sq}")));
+                    }
+                    board.set(sq, Some(piece));
+                }
+            }
+            col += 1;
+        }
+        if col != 10 {
+            return Err(Error::Position(format!("rank {} has {col} squares, expected 10: `{row_text}`", row + 1)));
+        }
+    }
+    Ok(board)
+}

@@ -1,0 +1,600 @@
+//! The game state: a root position plus the moves played from it, with
+//! everything later observations need (piece identities, revealed and moved
+//! flags, how and where each piece died, the move history).
+
+use std::fmt;
+
+use crate::action::{ActionId, Move, NUM_ACTIONS};
+use crate::chase::ChaseTracker;
+use crate::error::Error;
+use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
+use crate::position::{Board, Position};
+use crate::rules::Ruleset;
+use crate::setup::Setup;
+use crate::square::{Direction, Square};
+use crate::two_square::ShuttleTracker;
+use crate::zobrist;
+
+/// Why a game ended. The checks run in this order after every ply.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum EndReason {
+    /// A Flag was attacked; the attacker's side wins.
+    FlagCaptured,
+    /// The side to move had no legal move (and the other side could move); it loses.
+    NoLegalMove,
+    /// The side to move had no legal move and the other side could not move either: draw.
+    NeitherCanMove,
+    /// The total-ply cap was reached: draw.
+    PlyCap,
+    /// The battleless-ply cap was reached: draw.
+    BattlelessCap,
+}
+
+impl EndReason {
+    pub const ALL: [EndReason; 5] = [
+        EndReason::FlagCaptured,
+        EndReason::NoLegalMove,
+        EndReason::NeitherCanMove,
+        EndReason::PlyCap,
+        EndReason::BattlelessCap,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            EndReason::FlagCaptured => "flag-captured",
+            EndReason::NoLegalMove => "no-legal-move",
+            EndReason::NeitherCanMove => "neither-can-move",
+            EndReason::PlyCap => "ply-cap",
+            EndReason::BattlelessCap => "battleless-cap",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<EndReason> {
+        EndReason::ALL.into_iter().find(|r| r.name() == name)
+    }
+}
+
+/// The result of a finished game.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Outcome {
+    /// `None` for a draw.
+    pub winner: Option<Color>,
+    pub reason: EndReason,
+}
+
+impl Outcome {
+    /// Returns per player (Red, Blue): +1 win, -1 loss, 0 draw.
+    pub fn returns(&self) -> [f32; 2] {
+        match self.winner {
+            Some(Color::Red) => [1.0, -1.0],
+            Some(Color::Blue) => [-1.0, 1.0],
+            None => [0.0, 0.0],
+        }
+    }
+
+    /// `red-wins flag-captured`, `draw ply-cap`: the form used in records.
+    pub fn to_text(&self) -> String {
+        match self.winner {
+            Some(c) => format!("{c}-wins {}", self.reason.name()),
+            None => format!("draw {}", self.reason.name()),
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Outcome> {
+        let (who, why) = text.trim().split_once(' ')?;
+        let reason = EndReason::from_name(why.trim())?;
+        let winner = match who {
+            "draw" => None,
+            "red-wins" => Some(Color::Red),
+            "blue-wins" => Some(Color::Blue),
+            _ => return None,
+        };
+        Some(Outcome { winner, reason })
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
+/// A battle as it happened.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct BattleRecord {
+    pub defender: PieceType,
+    pub result: BattleResult,
+    /// Whether each side's type was already known before the battle.
+    pub attacker_was_revealed: bool,
+    pub defender_was_revealed: bool,
+}
+
+/// One ply of the history.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct PlyRecord {
+    pub player: Color,
+    pub mv: Move,
+    /// The moving piece: its type and its identity (starting square).
+    pub piece: PieceType,
+    pub origin: Square,
+    /// Whether the move revealed the mover by a Scout's run of 2+ squares.
+    pub scout_run: bool,
+    pub battle: Option<BattleRecord>,
+}
+
+/// How and where a piece died.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Death {
+    /// The piece as it stood just before the fatal move (flags included).
+    pub piece: Piece,
+    /// The square of the battle (the defender's square).
+    pub square: Square,
+    /// The ply (total count after the battle) on which it died.
+    pub ply: u32,
+    /// It died attacking (true) or defending (false).
+    pub as_attacker: bool,
+    /// The type of the piece it fought, and whether that one was revealed before.
+    pub opponent: PieceType,
+    pub opponent_was_revealed: bool,
+}
+
+/// A game in progress or finished.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct State {
+    root: Position,
+    pos: Position,
+    history: Vec<PlyRecord>,
+    deaths: Vec<Death>,
+    shuttles: [ShuttleTracker; 2],
+    chase: ChaseTracker,
+    /// `hashes[n]` is the placement hash after `n` plies from the root.
+    hashes: Vec<u64>,
+    /// The side to move's legal moves; empty once the game is over.
+    legal: Vec<Move>,
+    outcome: Option<Outcome>,
+}
+
+fn placement_hash(board: &Board) -> u64 {
+    board.pieces().fold(0, |h, (sq, p)| h ^ zobrist::key(p.color, p.kind, sq))
+}
+
+impl State {
+    /// A new game from a root position (validated first).
+    pub fn from_position(root: Position) -> Result<State, Error> {
+        root.validate()?;
+        let hash = placement_hash(&root.board);
+        let mut state = State {
+            pos: root.clone(),
+            root,
+            history: Vec::new(),
+            deaths: Vec::new(),
+            shuttles: Default::default(),
+            chase: ChaseTracker::default(),
+            hashes: vec![hash],
+            legal: Vec::with_capacity(128),
+            outcome: None,
+        };
+        state.refresh();
+        Ok(state)
+    }
+
+    /// A new game from two setups, Red to move.
+    pub fn from_setups(rules: Ruleset, red: &Setup, blue: &Setup) -> Result<State, Error> {
+        State::from_position(Position::from_setups(rules, red, blue)?)
+    }
+
+    pub fn rules(&self) -> &Ruleset {
+        &self.pos.rules
+    }
+
+    /// The current position (board, side to move, counters).
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// The position the game was started from.
+    pub fn root(&self) -> &Position {
+        &self.root
+    }
+
+    pub fn board(&self) -> &Board {
+        &self.pos.board
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.pos.to_move
+    }
+
+    /// Total plies played (the root's count included).
+    pub fn ply(&self) -> u32 {
+        self.pos.ply
+    }
+
+    /// Plies since the last battle.
+    pub fn battleless(&self) -> u32 {
+        self.pos.battleless
+    }
+
+    pub fn history(&self) -> &[PlyRecord] {
+        &self.history
+    }
+
+    pub fn deaths(&self) -> &[Death] {
+        &self.deaths
+    }
+
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// How many pieces of each type `color` has lost (army count minus those
+    /// on the board: a root position's missing pieces count as lost).
+    pub fn lost(&self, color: Color) -> [u8; PieceType::COUNT] {
+        let on_board = self.pos.board.counts(color);
+        let army = self.pos.rules.piece_set.counts();
+        std::array::from_fn(|i| army[i] - on_board[i])
+    }
+
+    /// The side to move's legal moves in generation order (cell, direction,
+    /// distance); empty once the game is over.
+    pub fn legal_moves(&self) -> &[Move] {
+        &self.legal
+    }
+
+    /// Whether `mv` is legal now.
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.legal.contains(&mv)
+    }
+
+    /// OpenSpiel's `current_player`: `None` once the game is over.
+    pub fn current_player(&self) -> Option<Color> {
+        self.outcome.is_none().then_some(self.pos.to_move)
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Per player (Red, Blue): +1 win, -1 loss, 0 draw or not finished.
+    pub fn returns(&self) -> [f32; 2] {
+        self.outcome.map_or([0.0, 0.0], |o| o.returns())
+    }
+
+    /// The legal action ids in the acting player's frame, sorted.
+    pub fn legal_actions(&self) -> Vec<ActionId> {
+        let player = self.pos.to_move;
+        let mut ids: Vec<ActionId> =
+            self.legal.iter().map(|m| m.to_action(player).expect("legal moves lie on a line")).collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// A 1800-long mask of the legal action ids.
+    pub fn legal_action_mask(&self) -> Vec<bool> {
+        let mut mask = vec![false; NUM_ACTIONS];
+        let player = self.pos.to_move;
+        for m in &self.legal {
+            mask[m.to_action(player).expect("legal moves lie on a line") as usize] = true;
+        }
+        mask
+    }
+
+    /// Applies an action id of the side to move.
+    pub fn apply_action(&mut self, action: ActionId) -> Result<(), Error> {
+        if self.outcome.is_some() {
+            return Err(Error::GameOver);
+        }
+        let mv = Move::from_action(action, self.pos.to_move).ok_or(Error::BadAction(action as u32))?;
+        self.apply_move(mv)
+    }
+
+    /// Applies an absolute move of the side to move.
+    pub fn apply_move(&mut self, mv: Move) -> Result<(), Error> {
+        if self.outcome.is_some() {
+            return Err(Error::GameOver);
+        }
+        if !self.is_legal(mv) {
+            return Err(Error::IllegalMove { mv: mv.to_string(), why: self.why_illegal(mv) });
+        }
+        self.play(mv);
+        Ok(())
+    }
+
+    /// `b2-b5` for an action of the side to move.
+    pub fn action_to_string(&self, action: ActionId) -> String {
+        match Move::from_action(action, self.pos.to_move) {
+            Some(mv) => mv.to_string(),
+            None => format!("invalid-action-{action}"),
+        }
+    }
+
+    /// The full state as one line: the root position, then `moves` and every
+    /// move played. `deserialize` replays it to an equal state.
+    pub fn serialize(&self) -> String {
+        let mut text = self.root.to_text();
+        if !self.history.is_empty() {
+            text.push_str(" moves");
+            for r in &self.history {
+                text.push(' ');
+                text.push_str(&r.mv.to_string());
+            }
+        }
+        text
+    }
+
+    /// Rebuilds a state from `serialize`'s text.
+    pub fn deserialize(text: &str) -> Result<State, Error> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() < 5 {
+            return Err(Error::Position(format!(
+                "expected at least 5 fields (ruleset, board, side, ply, battleless), found {}",
+                fields.len()
+            )));
+        }
+        let mut state = State::from_position(Position::from_fields(&fields[..5])?)?;
+        match fields.get(5) {
+            None => {}
+            Some(&"moves") => {
+                for (i, text) in fields[6..].iter().enumerate() {
+                    let played = text.parse::<Move>().and_then(|mv| state.apply_move(mv));
+                    played.map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) })?;
+                }
+            }
+            Some(other) => {
+                return Err(Error::Position(format!("expected `moves` after the position, found `{other}`")))
+            }
+        }
+        Ok(state)
+    }
+
+    /// `deserialize`, refusing a text written under another ruleset.
+    pub fn deserialize_under(expected: &Ruleset, text: &str) -> Result<State, Error> {
+        let rules_text = text.split_whitespace().next().unwrap_or("");
+        let found: Ruleset = rules_text.parse()?;
+        expected.expect_same(&found)?;
+        State::deserialize(text)
+    }
+
+    /// The same game seen with the colours swapped: the root rotated with
+    /// Red and Blue exchanged, and every move rotated. The side to move's
+    /// legal action ids are the same in both.
+    pub fn color_swapped(&self) -> State {
+        let mut swapped = State::from_position(self.root.color_swapped()).expect("a swapped valid root is valid");
+        for r in &self.history {
+            swapped.apply_move(r.mv.rotated()).expect("a swapped legal move is legal");
+        }
+        swapped
+    }
+
+    // ---- rules ----------------------------------------------------------
+
+    /// Moves `player`'s pieces could make by the movement rules: one step
+    /// orthogonally (Scouts any distance over empty squares), onto an empty
+    /// square or an enemy piece; never into a lake, off the board or onto
+    /// an own piece.
+    fn movement_moves(board: &Board, player: Color, out: &mut Vec<Move>) {
+        for from in Square::all() {
+            let Some(piece) = board[from] else { continue };
+            if piece.color != player || !piece.kind.is_movable() {
+                continue;
+            }
+            let runs = piece.kind == PieceType::Scout;
+            for dir in Direction::ALL {
+                let mut at = from;
+                while let Some(to) = at.step(dir) {
+                    match board[to] {
+                        None => {
+                            out.push(Move::new(from, to));
+                            if !runs {
+                                break;
+                            }
+                            at = to;
+                        }
+                        Some(other) => {
+                            if other.color != player {
+                                out.push(Move::new(from, to));
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a non-attacking move of the side to move to `to` would end
+    /// next to an enemy piece.
+    fn ends_next_to_enemy(&self, to: Square, player: Color) -> bool {
+        to.neighbours().any(|n| self.pos.board[n].is_some_and(|p| p.color != player))
+    }
+
+    /// The more-squares rule for the side to move: a continuous chaser may not
+    /// make a chasing move that recreates a position from its chase, except
+    /// the move straight back to the square it just left.
+    fn chase_forbids(&self, mv: Move, chasing_moves: u32) -> bool {
+        let player = self.pos.to_move;
+        let board = &self.pos.board;
+        if board[mv.to].is_some() || !self.ends_next_to_enemy(mv.to, player) {
+            return false; // attacks and non-threatening moves are never chasing moves
+        }
+        if self.chase.last[player.index()] == Some(Move::new(mv.to, mv.from)) {
+            return false; // ISF 11.2: back to the square it came from
+        }
+        let piece = board[mv.from].expect("a move starts on a piece");
+        let current = *self.hashes.last().expect("hashes start with the root");
+        let after = current ^ zobrist::key(player, piece.kind, mv.from) ^ zobrist::key(player, piece.kind, mv.to);
+        let n = self.hashes.len() - 1;
+        // The chaser's earlier chasing moves produced hashes[n-1], hashes[n-3], ...
+        (1..chasing_moves as usize).any(|i| {
+            let earlier = n - 1 - 2 * i;
+            self.hashes[earlier] == after && self.same_placement_after(mv, earlier)
+        })
+    }
+
+    /// Confirms a hash match: the board after `mv` equals the board after
+    /// `earlier` plies, square by square. The chase window holds no battle,
+    /// so undoing its moves one by one rebuilds the earlier board.
+    fn same_placement_after(&self, mv: Move, earlier: usize) -> bool {
+        let code = |p: Option<Piece>| p.map_or(0u8, |p| 1 + p.color as u8 * 12 + p.kind as u8);
+        let mut then: [u8; Square::COUNT] = std::array::from_fn(|i| code(self.pos.board[Square::new(i as u8).unwrap()]));
+        let mut after = then;
+        after.swap(mv.from.index(), mv.to.index());
+        for r in self.history[earlier..].iter().rev() {
+            debug_assert!(r.battle.is_none(), "the chase window holds no battle");
+            then.swap(r.mv.from.index(), r.mv.to.index());
+        }
+        then == after
+    }
+
+    /// Recomputes the legal moves of the side to move and the outcome.
+    fn refresh(&mut self) {
+        let player = self.pos.to_move;
+        let mut legal = std::mem::take(&mut self.legal);
+        legal.clear();
+        let flag_taken = self.history.last().and_then(|r| {
+            (r.battle.map(|b| b.defender) == Some(PieceType::Flag)).then_some(r.player)
+        });
+        if let Some(capturer) = flag_taken {
+            self.outcome = Some(Outcome { winner: Some(capturer), reason: EndReason::FlagCaptured });
+            self.legal = legal;
+            return;
+        }
+        State::movement_moves(&self.pos.board, player, &mut legal);
+        let limit = self.pos.rules.two_square_limit;
+        let shuttle = &self.shuttles[player.index()];
+        let chasing_moves = if self.pos.rules.chase_rule { self.chase.chasing_moves(player) } else { 0 };
+        legal.retain(|&mv| !shuttle.forbids(mv, limit) && (chasing_moves < 2 || !self.chase_forbids(mv, chasing_moves)));
+        let rules = self.pos.rules;
+        self.outcome = if legal.is_empty() {
+            let other = player.opponent();
+            Some(if self.pos.board.has_movement(other) {
+                Outcome { winner: Some(other), reason: EndReason::NoLegalMove }
+            } else {
+                Outcome { winner: None, reason: EndReason::NeitherCanMove }
+            })
+        } else if self.pos.ply >= rules.max_plies {
+            Some(Outcome { winner: None, reason: EndReason::PlyCap })
+        } else if self.pos.battleless >= rules.max_battleless_plies {
+            Some(Outcome { winner: None, reason: EndReason::BattlelessCap })
+        } else {
+            None
+        };
+        if self.outcome.is_some() {
+            legal.clear();
+        }
+        self.legal = legal;
+    }
+
+    /// Plays a legal move.
+    fn play(&mut self, mv: Move) {
+        let player = self.pos.to_move;
+        let ply = self.pos.ply + 1;
+        let board = &mut self.pos.board;
+        let mut hash = *self.hashes.last().expect("hashes start with the root");
+        let before = board.take(mv.from).expect("a legal move starts on a piece");
+        hash ^= zobrist::key(player, before.kind, mv.from);
+        let scout_run = mv.distance() > 1;
+        let mut mover = Piece { moved: true, revealed: before.revealed || scout_run, ..before };
+        let battle_record = match board.take(mv.to) {
+            None => {
+                board.set(mv.to, Some(mover));
+                hash ^= zobrist::key(player, mover.kind, mv.to);
+                None
+            }
+            Some(defender) => {
+                hash ^= zobrist::key(defender.color, defender.kind, mv.to);
+                let result = battle(mover.kind, defender.kind);
+                let record = BattleRecord {
+                    defender: defender.kind,
+                    result,
+                    attacker_was_revealed: before.revealed,
+                    defender_was_revealed: defender.revealed,
+                };
+                mover.revealed = true;
+                let revealed_defender = Piece { revealed: true, ..defender };
+                let death = |piece: Piece, as_attacker: bool, opponent: Piece| Death {
+                    piece,
+                    square: mv.to,
+                    ply,
+                    as_attacker,
+                    opponent: opponent.kind,
+                    opponent_was_revealed: if as_attacker { defender.revealed } else { before.revealed },
+                };
+                match result {
+                    BattleResult::AttackerWins => {
+                        self.deaths.push(death(defender, false, before));
+                        board.set(mv.to, Some(mover));
+                        hash ^= zobrist::key(player, mover.kind, mv.to);
+                    }
+                    BattleResult::DefenderWins => {
+                        self.deaths.push(death(before, true, defender));
+                        board.set(mv.to, Some(revealed_defender));
+                        hash ^= zobrist::key(defender.color, defender.kind, mv.to);
+                    }
+                    BattleResult::BothRemoved => {
+                        self.deaths.push(death(before, true, defender));
+                        self.deaths.push(death(defender, false, before));
+                    }
+                }
+                Some(record)
+            }
+        };
+        let survived = battle_record.is_none_or(|b| b.result == BattleResult::AttackerWins);
+        let threatens = battle_record.is_none() && self.ends_next_to_enemy(mv.to, player);
+        self.pos.ply = ply;
+        self.pos.battleless = if battle_record.is_some() { 0 } else { self.pos.battleless + 1 };
+        self.shuttles[player.index()].record(mv, survived, self.pos.rules.two_square_limit);
+        self.chase.record(player, mv, battle_record.is_some(), threatens);
+        self.history.push(PlyRecord {
+            player,
+            mv,
+            piece: before.kind,
+            origin: before.origin,
+            scout_run,
+            battle: battle_record,
+        });
+        self.hashes.push(hash);
+        self.pos.to_move = player.opponent();
+        self.refresh();
+    }
+
+    /// Explains why a move the side to move asked for is not legal.
+    fn why_illegal(&self, mv: Move) -> String {
+        let player = self.pos.to_move;
+        let board = &self.pos.board;
+        match board[mv.from] {
+            None => return format!("there is no piece on {}", mv.from),
+            Some(p) if p.color != player => return format!("the piece on {} is not {player}'s", mv.from),
+            Some(p) if !p.kind.is_movable() => return format!("a {} never moves", p.kind),
+            Some(_) => {}
+        }
+        let mut movement = Vec::new();
+        State::movement_moves(board, player, &mut movement);
+        if !movement.contains(&mv) {
+            return if mv.to.is_lake() {
+                format!("{} is a lake", mv.to)
+            } else if board[mv.to].is_some_and(|p| p.color == player) {
+                format!("{} holds an own piece", mv.to)
+            } else {
+                "the piece cannot reach that square (one step for all but Scouts, who run over empty squares in a straight line)".to_string()
+            };
+        }
+        if self.shuttles[player.index()].forbids(mv, self.pos.rules.two_square_limit) {
+            return format!(
+                "the two-square rule forbids crossing the same border more than {} times in a row",
+                self.pos.rules.two_square_limit
+            );
+        }
+        "the more-squares rule forbids a chasing move that repeats a position of the chase".to_string()
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.pos.board.pretty())?;
+        match self.outcome {
+            Some(o) => write!(f, "ply {}: {o}", self.pos.ply),
+            None => write!(f, "ply {}: {} to move", self.pos.ply, self.pos.to_move),
+        }
+    }
+}
