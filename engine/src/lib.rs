@@ -8,6 +8,7 @@ pub mod action;
 pub mod api;
 mod chase;
 pub mod error;
+mod movegen;
 pub mod piece;
 pub mod playout;
 pub mod position;

@@ -16,9 +16,8 @@ pub fn random_game(rules: Ruleset, rng: &mut impl Rng) -> GameRecord {
     let blue = Setup::random(rules.piece_set, rng);
     let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
     while !state.is_terminal() {
-        let moves = state.legal_moves();
-        let mv = moves[rng.random_range(0..moves.len())];
-        state.apply_move(mv).expect("a generated move is legal");
+        let mv = state.sample_legal_move(rng).expect("an unfinished game has a legal move");
+        state.apply_move(mv).expect("a sampled move is legal");
     }
     GameRecord::new(rules, red, blue, &state)
 }

@@ -19,12 +19,38 @@ use crate::setup::{Setup, SETUP_SQUARES};
 use crate::square::Square;
 
 /// What stands on each of the 100 cells (lakes are always empty).
+///
+/// Beside the cells it keeps bit masks (bit = cell index) of each colour's
+/// pieces, of the pieces that never move and of the Scouts, so that move
+/// generation visits only the pieces that can move, and for each rank and
+/// file a 10-bit line of the squares a Scout cannot run through (pieces and
+/// lakes). `set` and `take` keep all of them in step with the cells; nothing
+/// else writes them.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Board([Option<Piece>; Square::COUNT]);
+pub struct Board {
+    cells: [Option<Piece>; Square::COUNT],
+    occupied: [u128; 2],
+    immovable: u128,
+    scouts: u128,
+    /// `rank_lines[row]` has bit `col` set, `file_lines[col]` bit `row`.
+    rank_lines: [u16; 10],
+    file_lines: [u16; 10],
+}
 
 impl Default for Board {
     fn default() -> Self {
-        Board([None; Square::COUNT])
+        let mut board = Board {
+            cells: [None; Square::COUNT],
+            occupied: [0; 2],
+            immovable: 0,
+            scouts: 0,
+            rank_lines: [0; 10],
+            file_lines: [0; 10],
+        };
+        for lake in crate::square::LAKES {
+            board.toggle_lines(lake);
+        }
+        board
     }
 }
 
@@ -32,22 +58,79 @@ impl Index<Square> for Board {
     type Output = Option<Piece>;
 
     fn index(&self, sq: Square) -> &Option<Piece> {
-        &self.0[sq.index()]
+        &self.cells[sq.index()]
     }
 }
 
+/// The squares of the set bits of a mask, in cell order.
+pub(crate) fn squares_of(mut mask: u128) -> impl Iterator<Item = Square> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let cell = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            Square::new(cell).expect("masks only hold cells below 100")
+        })
+    })
+}
+
 impl Board {
+    fn toggle_lines(&mut self, sq: Square) {
+        self.rank_lines[sq.row() as usize] ^= 1 << sq.col();
+        self.file_lines[sq.col() as usize] ^= 1 << sq.row();
+    }
+
+    /// The blockers of `sq`'s rank (bit = column) and file (bit = row).
+    pub(crate) fn lines_through(&self, sq: Square) -> (u16, u16) {
+        (self.rank_lines[sq.row() as usize], self.file_lines[sq.col() as usize])
+    }
+
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
-        self.0[sq.index()] = piece;
+        if self.cells[sq.index()].is_some() != piece.is_some() {
+            self.toggle_lines(sq);
+        }
+        let bit = 1u128 << sq.index();
+        self.occupied[0] &= !bit;
+        self.occupied[1] &= !bit;
+        self.immovable &= !bit;
+        self.scouts &= !bit;
+        if let Some(p) = piece {
+            self.occupied[p.color.index()] |= bit;
+            if !p.kind.is_movable() {
+                self.immovable |= bit;
+            }
+            if p.kind == PieceType::Scout {
+                self.scouts |= bit;
+            }
+        }
+        self.cells[sq.index()] = piece;
     }
 
     pub fn take(&mut self, sq: Square) -> Option<Piece> {
-        self.0[sq.index()].take()
+        let piece = self.cells[sq.index()];
+        if piece.is_some() {
+            self.set(sq, None);
+        }
+        piece
+    }
+
+    /// Mask of `color`'s pieces.
+    pub(crate) fn occupied_by(&self, color: Color) -> u128 {
+        self.occupied[color.index()]
+    }
+
+    /// Mask of `color`'s pieces that can move (all but Bombs and the Flag).
+    pub(crate) fn movers(&self, color: Color) -> u128 {
+        self.occupied[color.index()] & !self.immovable
+    }
+
+    /// Mask of the Scouts of both colours.
+    pub(crate) fn scouts(&self) -> u128 {
+        self.scouts
     }
 
     /// Every piece with its square, in cell order.
     pub fn pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
-        Square::all().filter_map(move |sq| self[sq].map(|p| (sq, p)))
+        squares_of(self.occupied[0] | self.occupied[1]).map(move |sq| (sq, self[sq].expect("masks match cells")))
     }
 
     /// How many pieces of each type `color` has on the board.
@@ -57,16 +140,6 @@ impl Board {
             counts[p.kind.index()] += 1;
         }
         counts
-    }
-
-    /// Whether `color` has a piece that could step or run somewhere by the
-    /// movement rules alone (the two-square and chasing rules not applied).
-    pub fn has_movement(&self, color: Color) -> bool {
-        self.pieces().any(|(sq, p)| {
-            p.color == color
-                && p.kind.is_movable()
-                && sq.neighbours().any(|n| self[n].is_none_or(|o| o.color != color))
-        })
     }
 
     /// The board seen from the other side with the colours swapped: Red's

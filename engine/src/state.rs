@@ -8,10 +8,11 @@ use crate::action::{ActionId, Move, NUM_ACTIONS};
 use crate::chase::ChaseTracker;
 use crate::error::Error;
 use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
+use crate::movegen::{is_movement_legal, Mobility};
 use crate::position::{Board, Position};
 use crate::rules::Ruleset;
 use crate::setup::Setup;
-use crate::square::{Direction, Square};
+use crate::square::Square;
 use crate::two_square::ShuttleTracker;
 use crate::zobrist;
 
@@ -149,9 +150,9 @@ pub struct State {
     chase: ChaseTracker,
     /// `hashes[n]` is the placement hash after `n` plies from the root.
     hashes: Vec<u64>,
-    /// The side to move's legal moves; empty once the game is over.
-    legal: Vec<Move>,
     outcome: Option<Outcome>,
+    /// The side to move's moves by the movement rules (derived, cached).
+    mobility: Mobility,
 }
 
 fn placement_hash(board: &Board) -> u64 {
@@ -163,6 +164,7 @@ impl State {
     pub fn from_position(root: Position) -> Result<State, Error> {
         root.validate()?;
         let hash = placement_hash(&root.board);
+        let mobility = Mobility::new(&root.board, root.to_move);
         let mut state = State {
             pos: root.clone(),
             root,
@@ -171,8 +173,8 @@ impl State {
             shuttles: Default::default(),
             chase: ChaseTracker::default(),
             hashes: vec![hash],
-            legal: Vec::with_capacity(128),
             outcome: None,
+            mobility,
         };
         state.refresh();
         Ok(state)
@@ -235,15 +237,38 @@ impl State {
         std::array::from_fn(|i| army[i] - on_board[i])
     }
 
-    /// The side to move's legal moves in generation order (cell, direction,
-    /// distance); empty once the game is over.
-    pub fn legal_moves(&self) -> &[Move] {
-        &self.legal
+    /// The side to move's legal moves (empty once the game is over), in
+    /// generation order: one-step moves by direction and target, then each
+    /// Scout's runs. `legal_actions` gives them sorted as action ids.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        self.legal_moves_unchecked()
+    }
+
+    /// A legal move drawn uniformly at random, without listing the moves:
+    /// a move drawn uniformly from the movement-rule moves is kept if the
+    /// two-square and chasing rules allow it and drawn again otherwise, which
+    /// is uniform over the legal moves. `None` once the game is over.
+    pub fn sample_legal_move(&self, rng: &mut impl rand::Rng) -> Option<Move> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let count = self.mobility.count();
+        let check = self.move_rules_active();
+        loop {
+            let mv = self.mobility.nth(rng.random_range(0..count))?;
+            if !check || !self.move_rules_forbid(mv) {
+                return Some(mv);
+            }
+        }
     }
 
     /// Whether `mv` is legal now.
     pub fn is_legal(&self, mv: Move) -> bool {
-        self.legal.contains(&mv)
+        let player = self.pos.to_move;
+        self.outcome.is_none() && is_movement_legal(&self.pos.board, player, mv) && !self.move_rules_forbid(mv)
     }
 
     /// OpenSpiel's `current_player`: `None` once the game is over.
@@ -264,7 +289,7 @@ impl State {
     pub fn legal_actions(&self) -> Vec<ActionId> {
         let player = self.pos.to_move;
         let mut ids: Vec<ActionId> =
-            self.legal.iter().map(|m| m.to_action(player).expect("legal moves lie on a line")).collect();
+            self.legal_moves().iter().map(|m| m.to_action(player).expect("legal moves lie on a line")).collect();
         ids.sort_unstable();
         ids
     }
@@ -273,7 +298,7 @@ impl State {
     pub fn legal_action_mask(&self) -> Vec<bool> {
         let mut mask = vec![false; NUM_ACTIONS];
         let player = self.pos.to_move;
-        for m in &self.legal {
+        for m in &self.legal_moves() {
             mask[m.to_action(player).expect("legal moves lie on a line") as usize] = true;
         }
         mask
@@ -368,40 +393,6 @@ impl State {
 
     // ---- rules ----------------------------------------------------------
 
-    /// Moves `player`'s pieces could make by the movement rules: one step
-    /// orthogonally (Scouts any distance over empty squares), onto an empty
-    /// square or an enemy piece; never into a lake, off the board or onto
-    /// an own piece.
-    fn movement_moves(board: &Board, player: Color, out: &mut Vec<Move>) {
-        for from in Square::all() {
-            let Some(piece) = board[from] else { continue };
-            if piece.color != player || !piece.kind.is_movable() {
-                continue;
-            }
-            let runs = piece.kind == PieceType::Scout;
-            for dir in Direction::ALL {
-                let mut at = from;
-                while let Some(to) = at.step(dir) {
-                    match board[to] {
-                        None => {
-                            out.push(Move::new(from, to));
-                            if !runs {
-                                break;
-                            }
-                            at = to;
-                        }
-                        Some(other) => {
-                            if other.color != player {
-                                out.push(Move::new(from, to));
-                            }
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-    }
-
     /// Whether a non-attacking move of the side to move to `to` would end
     /// next to an enemy piece.
     fn ends_next_to_enemy(&self, to: Square, player: Color) -> bool {
@@ -411,10 +402,11 @@ impl State {
     /// The more-squares rule for the side to move: a continuous chaser may not
     /// make a chasing move that recreates a position from its chase, except
     /// the move straight back to the square it just left.
-    fn chase_forbids(&self, mv: Move, chasing_moves: u32) -> bool {
+    fn chase_forbids(&self, mv: Move) -> bool {
         let player = self.pos.to_move;
+        let chasing_moves = self.chasing_moves();
         let board = &self.pos.board;
-        if board[mv.to].is_some() || !self.ends_next_to_enemy(mv.to, player) {
+        if chasing_moves < 2 || board[mv.to].is_some() || !self.ends_next_to_enemy(mv.to, player) {
             return false; // attacks and non-threatening moves are never chasing moves
         }
         if self.chase.last[player.index()] == Some(Move::new(mv.to, mv.from)) {
@@ -446,28 +438,56 @@ impl State {
         then == after
     }
 
-    /// Recomputes the legal moves of the side to move and the outcome.
+    /// Earlier moves of the side to move's ongoing chase (0 if it is not a
+    /// continuous chaser or the chasing rule is off).
+    fn chasing_moves(&self) -> u32 {
+        if self.pos.rules.chase_rule {
+            self.chase.chasing_moves(self.pos.to_move)
+        } else {
+            0
+        }
+    }
+
+    /// Whether the two-square or chasing rule may forbid a move now.
+    fn move_rules_active(&self) -> bool {
+        self.shuttles[self.pos.to_move.index()].is_active(self.pos.rules.two_square_limit) || self.chasing_moves() >= 2
+    }
+
+    /// Whether the two-square or chasing rule forbids a movement-rule move.
+    fn move_rules_forbid(&self, mv: Move) -> bool {
+        self.shuttles[self.pos.to_move.index()].forbids(mv, self.pos.rules.two_square_limit) || self.chase_forbids(mv)
+    }
+
+    /// Removes the moves the two-square and chasing rules forbid.
+    fn apply_move_rules(&self, moves: &mut Vec<Move>) {
+        if self.move_rules_active() {
+            moves.retain(|&mv| !self.move_rules_forbid(mv));
+        }
+    }
+
+    /// Decides whether the game is over, after a ply or at the root. The
+    /// checks run in the documented order: flag captured, no legal move,
+    /// total-ply cap, battleless cap.
     fn refresh(&mut self) {
         let player = self.pos.to_move;
-        let mut legal = std::mem::take(&mut self.legal);
-        legal.clear();
+        let rules = self.pos.rules;
         let flag_taken = self.history.last().and_then(|r| {
             (r.battle.map(|b| b.defender) == Some(PieceType::Flag)).then_some(r.player)
         });
-        if let Some(capturer) = flag_taken {
-            self.outcome = Some(Outcome { winner: Some(capturer), reason: EndReason::FlagCaptured });
-            self.legal = legal;
-            return;
-        }
-        State::movement_moves(&self.pos.board, player, &mut legal);
-        let limit = self.pos.rules.two_square_limit;
-        let shuttle = &self.shuttles[player.index()];
-        let chasing_moves = if self.pos.rules.chase_rule { self.chase.chasing_moves(player) } else { 0 };
-        legal.retain(|&mv| !shuttle.forbids(mv, limit) && (chasing_moves < 2 || !self.chase_forbids(mv, chasing_moves)));
-        let rules = self.pos.rules;
-        self.outcome = if legal.is_empty() {
+        self.mobility = Mobility::new(&self.pos.board, player);
+        let has_move = || {
+            let candidates = (0..self.mobility.count()).filter_map(|k| self.mobility.nth(k));
+            if self.move_rules_active() {
+                candidates.into_iter().any(|mv| !self.move_rules_forbid(mv))
+            } else {
+                self.mobility.count() > 0
+            }
+        };
+        self.outcome = if let Some(capturer) = flag_taken {
+            Some(Outcome { winner: Some(capturer), reason: EndReason::FlagCaptured })
+        } else if !has_move() {
             let other = player.opponent();
-            Some(if self.pos.board.has_movement(other) {
+            Some(if Mobility::new(&self.pos.board, other).count() > 0 {
                 Outcome { winner: Some(other), reason: EndReason::NoLegalMove }
             } else {
                 Outcome { winner: None, reason: EndReason::NeitherCanMove }
@@ -479,10 +499,14 @@ impl State {
         } else {
             None
         };
-        if self.outcome.is_some() {
-            legal.clear();
-        }
-        self.legal = legal;
+    }
+
+    /// The legal moves, ignoring whether the game is already decided.
+    fn legal_moves_unchecked(&self) -> Vec<Move> {
+        let mut moves = Vec::new();
+        self.mobility.push_all(&mut moves);
+        self.apply_move_rules(&mut moves);
+        moves
     }
 
     /// Plays a legal move.
@@ -568,9 +592,7 @@ impl State {
             Some(p) if !p.kind.is_movable() => return format!("a {} never moves", p.kind),
             Some(_) => {}
         }
-        let mut movement = Vec::new();
-        State::movement_moves(board, player, &mut movement);
-        if !movement.contains(&mv) {
+        if !is_movement_legal(board, player, mv) {
             return if mv.to.is_lake() {
                 format!("{} is a lake", mv.to)
             } else if board[mv.to].is_some_and(|p| p.color == player) {

@@ -88,6 +88,11 @@ impl ShuttleTracker {
         self.common = common;
     }
 
+    /// Whether the run is long enough for the rule to forbid some move.
+    pub(crate) fn is_active(&self, limit: u8) -> bool {
+        limit > 0 && self.len >= limit
+    }
+
     /// Whether the rule forbids this move of this player now.
     pub(crate) fn forbids(&self, mv: Move, limit: u8) -> bool {
         if limit == 0 || self.len < limit || self.piece_at != Some(mv.from) {
