@@ -1,13 +1,17 @@
 //! `stratego`: a thin command line over the lab's crates.
+//!
+//! Every failure prints one line, `error: ...`, on stderr and exits with
+//! status 1; a closed stdout (say, piped into `head`) ends the program quietly.
 
-use std::path::PathBuf;
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::playout::random_playouts;
+use stratego_engine::playout::measure_playout_speed;
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
 #[derive(Parser)]
@@ -28,13 +32,13 @@ enum Command {
         /// Print every move as it is played.
         #[arg(long)]
         moves: bool,
-        /// Write the game record to this file.
+        /// Write the game record to this file (refuses to overwrite one).
         #[arg(long)]
         record: Option<PathBuf>,
     },
-    /// List the legal moves of a position (or a serialized state), one per line.
+    /// List the legal moves of a position (or of a serialized state), one per line.
     Legal {
-        /// A position text (`<ruleset> <board> <side> <ply> <battleless>`), optionally followed by `moves ...`.
+        /// `<ruleset> <board> <side> <ply> <battleless> [moves ...]`, or `-` to read it from stdin.
         position: String,
     },
     /// Replay a game record, check it, and print the final board and result.
@@ -43,6 +47,9 @@ enum Command {
         /// Refuse the record unless it was played under this ruleset (canonical text).
         #[arg(long)]
         rules: Option<String>,
+        /// Print every move.
+        #[arg(long)]
+        moves: bool,
     },
     /// Measure speed.
     Bench {
@@ -53,7 +60,7 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
-    /// Random playouts with the full rules: plies per second per core, and the chasing rule's cost.
+    /// Random playouts: plies per second on one core with the full rules, and the cost of each move rule.
     Engine {
         /// Plies per measurement.
         #[arg(long, default_value_t = 2_000_000)]
@@ -96,7 +103,7 @@ struct RulesArgs {
 }
 
 impl RulesArgs {
-    fn ruleset(&self) -> Result<Ruleset, String> {
+    fn ruleset(&self) -> Result<Ruleset, CliError> {
         let rules = Ruleset {
             piece_set: match self.pieces {
                 PiecesArg::Classic => PieceSet::Classic,
@@ -107,120 +114,137 @@ impl RulesArgs {
             max_plies: self.max_plies,
             max_battleless_plies: self.max_battleless,
         };
-        rules.validate().map_err(|e| e.to_string())?;
+        rules.validate()?;
         Ok(rules)
     }
 }
 
+/// A failure: a message for the user, or stdout going away.
+enum CliError {
+    Message(String),
+    Output(io::Error),
+}
+
+impl<E: fmt::Display> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError::Message(e.to_string())
+    }
+}
+
+fn output(e: io::Error) -> CliError {
+    CliError::Output(e)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    let mut out = io::stdout().lock();
+    match run(cli.command, &mut out).and_then(|()| out.flush().map_err(output)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(CliError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(CliError::Output(e)) => {
+            eprintln!("error: cannot write output: {e}");
+            ExitCode::FAILURE
+        }
+        Err(CliError::Message(message)) => {
             eprintln!("error: {}", message.lines().collect::<Vec<_>>().join("; "));
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(command: Command) -> Result<(), String> {
+fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
     match command {
-        Command::Play { seed, rules, moves, record } => play(seed, rules.ruleset()?, moves, record),
+        Command::Play { seed, rules, moves, record } => play(out, seed, rules.ruleset()?, moves, record.as_deref()),
         Command::Legal { position } => {
-            let state = State::deserialize(&position).map_err(|e| e.to_string())?;
+            let text = if position == "-" {
+                let mut text = String::new();
+                io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+                text
+            } else {
+                position
+            };
+            let state = State::deserialize(&text)?;
             for mv in state.legal_moves() {
-                println!("{mv}");
+                writeln!(out, "{mv}").map_err(output)?;
             }
             Ok(())
         }
-        Command::Replay { record, rules } => replay(&record, rules.as_deref()),
-        Command::Bench { what: BenchCommand::Engine { plies, seed, rounds } } => {
-            bench_engine(plies, seed, rounds);
-            Ok(())
-        }
+        Command::Replay { record, rules, moves } => replay(out, &record, rules.as_deref(), moves),
+        Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),
     }
 }
 
-fn play(seed: u64, rules: Ruleset, print_moves: bool, record_path: Option<PathBuf>) -> Result<(), String> {
+/// One line per ply: number, side, move, and the battle if there was one.
+fn write_move(out: &mut impl Write, state: &State, index: usize) -> Result<(), CliError> {
+    let r = &state.history()[index];
+    let fight = r.battle.map_or(String::new(), |b| format!("  {} attacks {}: {:?}", r.piece, b.defender, b.result));
+    writeln!(out, "{:>5}. {:<4} {}{fight}", index + 1, r.player.name(), r.mv).map_err(output)
+}
+
+fn play(out: &mut impl Write, seed: u64, rules: Ruleset, print_moves: bool, record_path: Option<&Path>) -> Result<(), CliError> {
+    if let Some(path) = record_path.filter(|p| p.exists()) {
+        return Err(format!("{} already exists; not overwriting it", path.display()).into());
+    }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let red = Setup::random(rules.piece_set, &mut rng);
     let blue = Setup::random(rules.piece_set, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).map_err(|e| e.to_string())?;
-    println!("rules {} (id {})", rules, rules.id());
-    println!("red setup  {red}\nblue setup {blue}\n");
-    println!("{}", state.board().pretty());
-    while !state.is_terminal() {
-        let mv = state.sample_legal_move(&mut rng).ok_or("no legal move in an unfinished game")?;
-        let player = state.to_move();
-        state.apply_move(mv).map_err(|e| e.to_string())?;
+    let mut state = State::from_setups(rules, &red, &blue)?;
+    writeln!(out, "rules {rules} (id {})\nred setup  {red}\nblue setup {blue}\n", rules.id()).map_err(output)?;
+    writeln!(out, "{}", state.board().pretty()).map_err(output)?;
+    while let Some(mv) = state.sample_legal_move(&mut rng) {
+        state.apply_move(mv)?;
         if print_moves {
-            let fight = state.history().last().and_then(|r| r.battle).map_or(String::new(), |b| {
-                format!(" ({} vs {}: {:?})", state.history().last().unwrap().piece, b.defender, b.result)
-            });
-            println!("{:>4}. {player:<4} {mv}{fight}", state.ply());
+            write_move(out, &state, state.history().len() - 1)?;
         }
     }
-    println!("\n{state}");
-    let record = GameRecord::new(rules, red, blue, &state);
+    writeln!(out, "\n{state}").map_err(output)?;
     if let Some(path) = record_path {
-        std::fs::write(&path, record.to_text()).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("record written to {}", path.display());
+        let record = GameRecord::new(rules, red, blue, &state);
+        write_new_file(path, &record.to_text())?;
+        writeln!(out, "record written to {}", path.display()).map_err(output)?;
     }
     Ok(())
 }
 
-fn replay(path: &PathBuf, rules: Option<&str>) -> Result<(), String> {
+/// Writes a file that must not exist yet, through a temporary file and a
+/// rename, so an interrupted write never leaves half a file behind.
+fn write_new_file(path: &Path, text: &str) -> Result<(), CliError> {
+    let tmp = path.with_extension("partial");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(())
+}
+
+fn replay(out: &mut impl Write, path: &Path, rules: Option<&str>, print_moves: bool) -> Result<(), CliError> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let record = GameRecord::parse(&text).map_err(|e| e.to_string())?;
+    let record = GameRecord::parse(&text)?;
     let state = match rules {
-        Some(rules_text) => {
-            let expected: Ruleset = rules_text.parse().map_err(|e: stratego_engine::RulesError| e.to_string())?;
-            record.replay_under(&expected)
+        Some(rules_text) => record.replay_under(&rules_text.parse::<Ruleset>()?)?,
+        None => record.replay()?,
+    };
+    writeln!(out, "rules {} (id {})", record.rules, record.rules.id()).map_err(output)?;
+    if print_moves {
+        for i in 0..state.history().len() {
+            write_move(out, &state, i)?;
         }
-        None => record.replay(),
     }
-    .map_err(|e| e.to_string())?;
-    println!("rules {} (id {})", record.rules, record.rules.id());
-    println!("{state}");
+    writeln!(out, "{state}").map_err(output)?;
     Ok(())
 }
 
-fn bench_engine(plies: u64, seed: u64, rounds: usize) {
-    let full = Ruleset::classic();
-    let variants = [
-        ("full rules", full),
-        ("chasing rule off", Ruleset { chase_rule: false, ..full }),
-        ("chasing and two-square rules off", Ruleset { chase_rule: false, two_square_limit: 0, ..full }),
-    ];
-    // Rounds interleave the variants so that a slow spell of the machine
-    // hits all of them; each figure is the median over the rounds.
-    let mut rates = vec![Vec::new(); variants.len()];
-    let mut full_stats = None;
-    for _ in 0..rounds.max(1) {
-        for (i, (_, rules)) in variants.iter().enumerate() {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = Instant::now();
-            let stats = random_playouts(*rules, plies, &mut rng);
-            rates[i].push(stats.plies as f64 / start.elapsed().as_secs_f64());
-            if i == 0 {
-                full_stats = Some(stats);
-            }
-        }
+fn bench_engine(out: &mut impl Write, plies: u64, rounds: usize, seed: u64) -> Result<(), CliError> {
+    let speeds = measure_playout_speed(plies, rounds, seed);
+    let rate = |i: usize| speeds[i].plies_per_second;
+    for s in &speeds {
+        writeln!(out, "engine random playout ({}): {:.0} plies/s per core", s.name, s.plies_per_second).map_err(output)?;
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let medians: Vec<f64> = rates.iter_mut().map(median).collect();
-    for ((name, _), rate) in variants.iter().zip(&medians) {
-        println!("engine random playout ({name}): {rate:.0} plies/s per core");
-    }
-    println!("engine chasing rule cost: {:.1} ns/ply", 1e9 / medians[0] - 1e9 / medians[1]);
-    println!("engine two-square rule cost: {:.1} ns/ply", 1e9 / medians[1] - 1e9 / medians[2]);
-    let stats = full_stats.expect("at least one round");
+    writeln!(out, "engine chasing rule cost: {:.1} ns/ply", 1e9 / rate(0) - 1e9 / rate(1)).map_err(output)?;
+    writeln!(out, "engine two-square rule cost: {:.1} ns/ply", 1e9 / rate(1) - 1e9 / rate(2)).map_err(output)?;
+    let stats = speeds[0].stats;
     let games = stats.games as f64;
-    println!("engine random game length: {:.1} plies", stats.plies as f64 / games);
-    println!("engine random games won by red: {:.3} fraction", stats.red_wins as f64 / games);
-    println!("engine random games won by blue: {:.3} fraction", stats.blue_wins as f64 / games);
-    println!("engine random games drawn: {:.3} fraction", stats.draws as f64 / games);
+    writeln!(out, "engine random game length: {:.1} plies", stats.plies as f64 / games).map_err(output)?;
+    writeln!(out, "engine random games won by red: {:.3} fraction", stats.red_wins as f64 / games).map_err(output)?;
+    writeln!(out, "engine random games won by blue: {:.3} fraction", stats.blue_wins as f64 / games).map_err(output)?;
+    writeln!(out, "engine random games drawn: {:.3} fraction", stats.draws as f64 / games).map_err(output)?;
+    Ok(())
 }

@@ -1,7 +1,10 @@
 //! Random playouts: the engine's own speed test and a source of random games
 //! for property tests.
 
-use rand::Rng;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::piece::Color;
 use crate::record::GameRecord;
@@ -46,4 +49,57 @@ pub struct PlayoutStats {
     pub red_wins: u64,
     pub blue_wins: u64,
     pub draws: u64,
+}
+
+/// Speed of random playouts under one ruleset: the median over rounds.
+#[derive(Clone, Debug)]
+pub struct PlayoutSpeed {
+    pub name: &'static str,
+    pub rules: Ruleset,
+    /// Plies per second on one core, the median of the rounds.
+    pub plies_per_second: f64,
+    /// Every round's figure, in the order measured.
+    pub rounds: Vec<f64>,
+    /// The games of the first round.
+    pub stats: PlayoutStats,
+}
+
+/// Measures random playouts (uniform random setups, then a uniform random
+/// legal move each ply) under the full rules, without the chasing rule,
+/// and without both move rules, so the rules' costs can be read off.
+/// Rounds interleave the variants so a slow spell of the machine hits all
+/// of them; every round of a variant replays the same seeded games.
+pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> Vec<PlayoutSpeed> {
+    let full = Ruleset::classic();
+    let mut speeds: Vec<PlayoutSpeed> = [
+        ("full rules", full),
+        ("chasing rule off", Ruleset { chase_rule: false, ..full }),
+        ("chasing and two-square rules off", Ruleset { chase_rule: false, two_square_limit: 0, ..full }),
+    ]
+    .into_iter()
+    .map(|(name, rules)| PlayoutSpeed {
+        name,
+        rules,
+        plies_per_second: 0.0,
+        rounds: Vec::new(),
+        stats: PlayoutStats::default(),
+    })
+    .collect();
+    for round in 0..rounds.max(1) {
+        for speed in &mut speeds {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let start = Instant::now();
+            let stats = random_playouts(speed.rules, plies_per_round, &mut rng);
+            speed.rounds.push(stats.plies as f64 / start.elapsed().as_secs_f64());
+            if round == 0 {
+                speed.stats = stats;
+            }
+        }
+    }
+    for speed in &mut speeds {
+        let mut sorted = speed.rounds.clone();
+        sorted.sort_by(f64::total_cmp);
+        speed.plies_per_second = sorted[sorted.len() / 2];
+    }
+    speeds
 }

@@ -1,0 +1,150 @@
+//! End-to-end tests of the `stratego` command.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn stratego(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A fresh scratch directory per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stratego-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A bad invocation fails with status 1 and exactly one `error:` line.
+fn assert_one_line_error(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn play_is_seeded_and_prints_boards_and_result() {
+    let a = stratego(&["play", "--seed", "7"]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    let text = stdout(&a);
+    assert!(text.contains("a  b  c  d  e  f  g  h  i  j"), "board footer: {text}");
+    assert!(text.contains("rules stratego-rules-v1:pieces=classic"), "{text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("ply ") && (last.contains("-wins ") || last.contains(": draw ")), "{last}");
+    assert_eq!(stdout(&stratego(&["play", "--seed", "7"])), text, "same seed, same game");
+    assert_ne!(stdout(&stratego(&["play", "--seed", "8"])), text, "another seed, another game");
+}
+
+#[test]
+fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
+    let dir = scratch("record");
+    let path = dir.join("game.txt");
+    let p = path.to_str().unwrap();
+    let played = stratego(&["play", "--seed", "11", "--pieces", "barrage", "--record", p]);
+    assert!(played.status.success(), "{}", stderr(&played));
+    let result_line = stdout(&played).lines().filter(|l| l.starts_with("ply ")).last().unwrap().to_string();
+
+    let replayed = stratego(&["replay", p]);
+    assert!(replayed.status.success(), "{}", stderr(&replayed));
+    assert_eq!(stdout(&replayed).lines().last().unwrap(), result_line);
+
+    let barrage = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+    assert!(stratego(&["replay", p, "--rules", barrage]).status.success());
+    let classic = barrage.replace("barrage", "classic");
+    let refused = stratego(&["replay", p, "--rules", &classic]);
+    assert_one_line_error(&refused, "ruleset mismatch");
+    let err = stderr(&refused);
+    let ids = err.matches(|c: char| c.is_ascii_hexdigit()).count();
+    assert!(ids >= 16, "both 8-hex ids are named: {err}");
+
+    // An existing file is never overwritten.
+    let again = stratego(&["play", "--seed", "12", "--record", p]);
+    assert_one_line_error(&again, "already exists");
+    assert_eq!(stdout(&stratego(&["replay", p])).lines().last().unwrap(), result_line);
+
+    // A tampered record fails on the first illegal move, naming its ply.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tampered = dir.join("tampered.txt");
+    let moves_line = text.lines().find(|l| l.starts_with("moves ")).unwrap();
+    let first_move = moves_line.split_whitespace().nth(1).unwrap();
+    std::fs::write(&tampered, text.replacen(first_move, "e5-e6", 1)).unwrap();
+    assert_one_line_error(&stratego(&["replay", tampered.to_str().unwrap()]), "ply 1");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn legal_lists_moves_in_absolute_squares() {
+    // Red Scout on b2 with a Blue piece on b5: it runs to b3, b4 and strikes
+    // b5; sideways a2 and c2..j2 would be on rank 2, where the red Flag on
+    // e2 blocks the way east after d2.
+    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+    let board = "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
+    let position = format!("{rules} {board} red 0 0");
+    let o = stratego(&["legal", &position]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut moves: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    moves.sort();
+    let mut expected = vec!["b2-a2", "b2-b1", "b2-b3", "b2-b4", "b2-b5", "b2-c2", "b2-d2"];
+    expected.sort();
+    assert_eq!(moves, expected);
+
+    // The same position with moves after it, read from stdin.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
+        .args(["legal", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(format!("{position} moves b2-b5").as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    // The Scout died striking the Sergeant, who now has Blue's only moves.
+    let mut moves: Vec<&str> = stdout(&o).lines().collect::<Vec<_>>();
+    moves.sort();
+    assert_eq!(moves, vec!["b5-a5", "b5-b4", "b5-b6"]);
+}
+
+#[test]
+fn bad_input_is_one_error_line_and_status_1() {
+    assert_one_line_error(&stratego(&["legal", "nonsense"]), "malformed position");
+    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+    let on_lake = format!("{rules} f........./........../........../........../..~~..~~../..M~..~~../........../........../........../....F..... red 0 0");
+    assert_one_line_error(&stratego(&["legal", &on_lake]), "lake");
+    let v2 = "stratego-rules-v2:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200 x red 0 0";
+    assert_one_line_error(&stratego(&["legal", v2]), "not supported");
+    assert_one_line_error(&stratego(&["replay", "/nonexistent/game.txt"]), "cannot read");
+    assert_one_line_error(&stratego(&["play", "--max-plies", "0"]), "max-plies");
+    assert_one_line_error(&stratego(&["play", "--two-square", "99"]), "two-square");
+    let dir = scratch("bad-record");
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "stratego-record v1\nrules x\n").unwrap();
+    assert_one_line_error(&stratego(&["replay", bad.to_str().unwrap()]), "ruleset");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_prints_one_figure_per_line() {
+    let o = stratego(&["bench", "engine", "--plies", "20000", "--rounds", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("engine random playout (full rules): "), "{text}");
+    for line in text.lines() {
+        let (name, value) = line.split_once(": ").unwrap_or_else(|| panic!("`NAME: NUMBER UNIT`: {line}"));
+        assert!(!name.is_empty());
+        let mut parts = value.splitn(2, ' ');
+        let number: f64 = parts.next().unwrap().parse().unwrap_or_else(|_| panic!("a number in {line}"));
+        assert!(number.is_finite());
+        assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
+    }
+}
