@@ -110,7 +110,8 @@ fn legal_lists_moves_in_absolute_squares() {
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success());
     // The Scout died striking the Sergeant, who now has Blue's only moves.
-    let mut moves: Vec<&str> = stdout(&o).lines().collect::<Vec<_>>();
+    let listed = stdout(&o);
+    let mut moves: Vec<&str> = listed.lines().collect();
     moves.sort();
     assert_eq!(moves, vec!["b5-a5", "b5-b4", "b5-b6"]);
 }
