@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::playout::measure_playout_speed;
+use stratego_engine::playout::{measure_parallel_playouts, measure_playout_speed};
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
 #[derive(Parser)]
@@ -60,13 +60,13 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
-    /// Random playouts: plies per second on one core with the full rules, and the cost of each move rule.
+    /// Random playouts: plies per second on one core with the full rules (best and median of the rounds), the cost of each move rule, and all cores together.
     Engine {
         /// Plies per measurement.
-        #[arg(long, default_value_t = 2_000_000)]
+        #[arg(long, default_value_t = 1_000_000)]
         plies: u64,
-        /// Measurements per variant; the median is printed.
-        #[arg(long, default_value_t = 5)]
+        /// Measurements per variant; the best and the median are printed.
+        #[arg(long, default_value_t = 9)]
         rounds: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -237,9 +237,14 @@ fn bench_engine(out: &mut impl Write, plies: u64, rounds: usize, seed: u64) -> R
     let rate = |i: usize| speeds[i].plies_per_second;
     for s in &speeds {
         writeln!(out, "engine random playout ({}): {:.0} plies/s per core", s.name, s.plies_per_second).map_err(output)?;
+        writeln!(out, "engine random playout ({}, median round): {:.0} plies/s per core", s.name, s.median)
+            .map_err(output)?;
     }
     writeln!(out, "engine chasing rule cost: {:.1} ns/ply", 1e9 / rate(0) - 1e9 / rate(1)).map_err(output)?;
     writeln!(out, "engine two-square rule cost: {:.1} ns/ply", 1e9 / rate(1) - 1e9 / rate(2)).map_err(output)?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let total = measure_parallel_playouts(threads, plies, seed);
+    writeln!(out, "engine random playout (full rules, {threads} threads): {total:.0} plies/s").map_err(output)?;
     let stats = speeds[0].stats;
     let games = stats.games as f64;
     writeln!(out, "engine random game length: {:.1} plies", stats.plies as f64 / games).map_err(output)?;

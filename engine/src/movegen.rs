@@ -32,15 +32,18 @@ const FILE_A: u128 = {
 };
 const FILE_J: u128 = FILE_A << 9;
 
+/// The cell offset from a step's target back to its source, per direction.
+const STEP_BACK: [i8; 4] = [-10, 10, -1, 1];
+
 /// Most Scouts one side can have (classic army).
 const MAX_SCOUTS: usize = 8;
 
 /// Every move one side could make by the movement rules, in compact form.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) struct Mobility {
-    /// For each direction: the mask of target squares of one-step pieces,
-    /// and the cell offset from a target back to its source.
-    steps: [(u128, i8); 4],
+    /// For each direction (north, south, east, west): the mask of target
+    /// squares of one-step pieces.
+    steps: [u128; 4],
     /// Each Scout with the number of moves it has in each direction.
     scouts: [(Square, [u8; 4]); MAX_SCOUTS],
     scout_count: usize,
@@ -54,12 +57,12 @@ impl Mobility {
         let steppers = movers & !board.scouts();
         let open = PLAYABLE & !own;
         let steps = [
-            (((steppers & !RANK_10) << 10) & open, -10),
-            (((steppers & !RANK_1) >> 10) & open, 10),
-            (((steppers & !FILE_J) << 1) & open, -1),
-            (((steppers & !FILE_A) >> 1) & open, 1),
+            ((steppers & !RANK_10) << 10) & open,
+            ((steppers & !RANK_1) >> 10) & open,
+            ((steppers & !FILE_J) << 1) & open,
+            ((steppers & !FILE_A) >> 1) & open,
         ];
-        let mut total: usize = steps.iter().map(|(m, _)| m.count_ones() as usize).sum();
+        let mut total = steps.iter().map(|m| m.count_ones() as usize).sum::<usize>();
         let mut scouts = [(Square::new(0).expect("a1 is a square"), [0u8; 4]); MAX_SCOUTS];
         let mut scout_count = 0;
         for from in squares_of(movers & board.scouts()).take(MAX_SCOUTS) {
@@ -85,7 +88,7 @@ impl Mobility {
     /// then each Scout's moves by direction and distance.
     pub(crate) fn push_all(&self, out: &mut Vec<Move>) {
         out.reserve(self.total);
-        for &(targets, back) in &self.steps {
+        for (&targets, back) in self.steps.iter().zip(STEP_BACK) {
             out.extend(squares_of(targets).map(|to| Move::new(step_source(to, back), to)));
         }
         for &(from, runs) in &self.scouts[..self.scout_count] {
@@ -101,7 +104,7 @@ impl Mobility {
 
     /// The `k`-th move of `push_all`'s order, without listing the others.
     pub(crate) fn nth(&self, mut k: usize) -> Option<Move> {
-        for &(targets, back) in &self.steps {
+        for (&targets, back) in self.steps.iter().zip(STEP_BACK) {
             let n = targets.count_ones() as usize;
             if k < n {
                 let to = squares_of(targets).nth(k)?;

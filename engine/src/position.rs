@@ -62,6 +62,41 @@ impl Index<Square> for Board {
     }
 }
 
+/// `BIT[cell]` is the mask of one cell (a table load is cheaper than a
+/// variable 128-bit shift).
+const BIT: [u128; Square::COUNT] = {
+    let mut bits = [0; Square::COUNT];
+    let mut i = 0;
+    while i < Square::COUNT {
+        bits[i] = 1 << i;
+        i += 1;
+    }
+    bits
+};
+
+/// `ADJACENT[cell]`: the mask of the orthogonal neighbours of a cell.
+const ADJACENT: [u128; Square::COUNT] = {
+    let mut masks = [0; Square::COUNT];
+    let mut i = 0;
+    while i < Square::COUNT {
+        let (row, col) = (i / 10, i % 10);
+        if row > 0 {
+            masks[i] |= 1 << (i - 10);
+        }
+        if row < 9 {
+            masks[i] |= 1 << (i + 10);
+        }
+        if col > 0 {
+            masks[i] |= 1 << (i - 1);
+        }
+        if col < 9 {
+            masks[i] |= 1 << (i + 1);
+        }
+        i += 1;
+    }
+    masks
+};
+
 /// The squares of the set bits of a mask, in cell order.
 pub(crate) fn squares_of(mut mask: u128) -> impl Iterator<Item = Square> {
     std::iter::from_fn(move || {
@@ -85,24 +120,28 @@ impl Board {
     }
 
     pub fn set(&mut self, sq: Square, piece: Option<Piece>) {
-        if self.cells[sq.index()].is_some() != piece.is_some() {
+        let bit = BIT[sq.index()];
+        let old = self.cells[sq.index()];
+        if old.is_some() != piece.is_some() {
             self.toggle_lines(sq);
         }
-        let bit = 1u128 << sq.index();
-        self.occupied[0] &= !bit;
-        self.occupied[1] &= !bit;
-        self.immovable &= !bit;
-        self.scouts &= !bit;
-        if let Some(p) = piece {
-            self.occupied[p.color.index()] |= bit;
+        for (p, on) in [(old, false), (piece, true)] {
+            let Some(p) = p else { continue };
+            let flip = |mask: &mut u128| if on { *mask |= bit } else { *mask &= !bit };
+            flip(&mut self.occupied[p.color.index()]);
             if !p.kind.is_movable() {
-                self.immovable |= bit;
+                flip(&mut self.immovable);
             }
             if p.kind == PieceType::Scout {
-                self.scouts |= bit;
+                flip(&mut self.scouts);
             }
         }
         self.cells[sq.index()] = piece;
+    }
+
+    /// Whether a piece of `color`'s opponent stands next to `sq`.
+    pub(crate) fn enemy_adjacent(&self, sq: Square, color: Color) -> bool {
+        ADJACENT[sq.index()] & self.occupied[color.opponent().index()] != 0
     }
 
     pub fn take(&mut self, sq: Square) -> Option<Piece> {

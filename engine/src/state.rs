@@ -396,7 +396,7 @@ impl State {
     /// Whether a non-attacking move of the side to move to `to` would end
     /// next to an enemy piece.
     fn ends_next_to_enemy(&self, to: Square, player: Color) -> bool {
-        to.neighbours().any(|n| self.pos.board[n].is_some_and(|p| p.color != player))
+        self.pos.board.enemy_adjacent(to, player)
     }
 
     /// The more-squares rule for the side to move: a continuous chaser may not
