@@ -181,7 +181,13 @@ fn write_move(out: &mut impl Write, state: &State, index: usize) -> Result<(), C
     writeln!(out, "{:>5}. {:<4} {}{fight}", index + 1, r.player.name(), r.mv).map_err(output)
 }
 
-fn play(out: &mut impl Write, seed: u64, rules: Ruleset, print_moves: bool, record_path: Option<&Path>) -> Result<(), CliError> {
+fn play(
+    out: &mut impl Write,
+    seed: u64,
+    rules: Ruleset,
+    print_moves: bool,
+    record_path: Option<&Path>,
+) -> Result<(), CliError> {
     if let Some(path) = record_path.filter(|p| p.exists()) {
         return Err(format!("{} already exists; not overwriting it", path.display()).into());
     }
@@ -236,7 +242,8 @@ fn bench_engine(out: &mut impl Write, plies: u64, rounds: usize, seed: u64) -> R
     let speeds = measure_playout_speed(plies, rounds, seed);
     let rate = |i: usize| speeds[i].plies_per_second;
     for s in &speeds {
-        writeln!(out, "engine random playout ({}): {:.0} plies/s per core", s.name, s.plies_per_second).map_err(output)?;
+        writeln!(out, "engine random playout ({}): {:.0} plies/s per core", s.name, s.plies_per_second)
+            .map_err(output)?;
         writeln!(out, "engine random playout ({}, median round): {:.0} plies/s per core", s.name, s.median)
             .map_err(output)?;
     }

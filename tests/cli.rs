@@ -52,7 +52,7 @@ fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
     let p = path.to_str().unwrap();
     let played = stratego(&["play", "--seed", "11", "--pieces", "barrage", "--record", p]);
     assert!(played.status.success(), "{}", stderr(&played));
-    let result_line = stdout(&played).lines().filter(|l| l.starts_with("ply ")).last().unwrap().to_string();
+    let result_line = stdout(&played).lines().rfind(|l| l.starts_with("ply ")).unwrap().to_string();
 
     let replayed = stratego(&["replay", p]);
     assert!(replayed.status.success(), "{}", stderr(&replayed));
@@ -88,7 +88,8 @@ fn legal_lists_moves_in_absolute_squares() {
     // b5; sideways a2 and c2..j2 would be on rank 2, where the red Flag on
     // e2 blocks the way east after d2.
     let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let board = "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
+    let board =
+        "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
     let position = format!("{rules} {board} red 0 0");
     let o = stratego(&["legal", &position]);
     assert!(o.status.success(), "{}", stderr(&o));

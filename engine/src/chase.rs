@@ -37,7 +37,7 @@ impl ChaseTracker {
     /// produced a position that its next chasing move may not recreate).
     pub(crate) fn chasing_moves(&self, player: Color) -> u32 {
         let len = self.len[player.index()];
-        if len >= 2 && len % 2 == 0 {
+        if len >= 2 && len.is_multiple_of(2) {
             len / 2
         } else {
             0

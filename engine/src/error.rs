@@ -24,7 +24,9 @@ pub enum RulesError {
 pub enum SetupError {
     #[error("setup must have 40 letters (one per home square), found {0}")]
     WrongLength(usize),
-    #[error("setup letter `{letter}` at position {index} is not a piece letter (SONELPJCGMFB, or `.` for an empty square)")]
+    #[error(
+        "setup letter `{letter}` at position {index} is not a piece letter (SONELPJCGMFB, or `.` for an empty square)"
+    )]
     BadLetter { letter: char, index: usize },
     #[error("setup has {found} {kind}(s), the {set} army has {expected}")]
     WrongCount { kind: PieceType, found: usize, expected: usize, set: &'static str },

@@ -356,9 +356,8 @@ fn parse_board(text: &str) -> Result<Board, Error> {
         let mut col = 0u8;
         let mut chars = row_text.chars().peekable();
         while let Some(c) = chars.next() {
-            let sq = Square::from_row_col(row, col).ok_or_else(|| {
-                Error::Position(format!("rank {} has more than 10 squares: `{row_text}`", row + 1))
-            })?;
+            let sq = Square::from_row_col(row, col)
+                .ok_or_else(|| Error::Position(format!("rank {} has more than 10 squares: `{row_text}`", row + 1)))?;
             match c {
                 '.' | '~' => {
                     if (c == '~') != sq.is_lake() {

@@ -34,13 +34,7 @@ pub struct GameRecord {
 impl GameRecord {
     /// The record of a game that started from setups.
     pub fn new(rules: Ruleset, red: Setup, blue: Setup, state: &State) -> GameRecord {
-        GameRecord {
-            rules,
-            red,
-            blue,
-            moves: state.history().iter().map(|r| r.mv).collect(),
-            result: state.outcome(),
-        }
+        GameRecord { rules, red, blue, moves: state.history().iter().map(|r| r.mv).collect(), result: state.outcome() }
     }
 
     pub fn to_text(&self) -> String {

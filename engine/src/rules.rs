@@ -169,9 +169,9 @@ impl FromStr for Ruleset {
                 "pieces" => piece_set
                     .replace(PieceSet::from_name(value).ok_or_else(|| invalid("is not classic or barrage"))?)
                     .is_some(),
-                "two-square" => two_square
-                    .replace(value.parse::<u8>().map_err(|_| invalid("is not a number 0-15"))?)
-                    .is_some(),
+                "two-square" => {
+                    two_square.replace(value.parse::<u8>().map_err(|_| invalid("is not a number 0-15"))?).is_some()
+                }
                 "chase" => chase
                     .replace(match value {
                         "on" => true,
@@ -179,9 +179,9 @@ impl FromStr for Ruleset {
                         _ => return Err(invalid("is not on or off")),
                     })
                     .is_some(),
-                "max-plies" => max_plies
-                    .replace(value.parse::<u32>().map_err(|_| invalid("is not a whole number"))?)
-                    .is_some(),
+                "max-plies" => {
+                    max_plies.replace(value.parse::<u32>().map_err(|_| invalid("is not a whole number"))?).is_some()
+                }
                 "max-battleless" => max_battleless
                     .replace(value.parse::<u32>().map_err(|_| invalid("is not a whole number"))?)
                     .is_some(),

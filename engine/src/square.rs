@@ -14,16 +14,8 @@ use crate::piece::Color;
 pub struct Square(u8);
 
 /// The eight lake cells: c5, d5, g5, h5, c6, d6, g6, h6.
-pub const LAKES: [Square; 8] = [
-    Square(42),
-    Square(43),
-    Square(46),
-    Square(47),
-    Square(52),
-    Square(53),
-    Square(56),
-    Square(57),
-];
+pub const LAKES: [Square; 8] =
+    [Square(42), Square(43), Square(46), Square(47), Square(52), Square(53), Square(56), Square(57)];
 
 /// The four orthogonal directions, as (row step, column step).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

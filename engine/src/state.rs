@@ -7,8 +7,8 @@ use std::fmt;
 use crate::action::{ActionId, Move, NUM_ACTIONS};
 use crate::chase::ChaseTracker;
 use crate::error::Error;
-use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
 use crate::movegen::{is_movement_legal, Mobility};
+use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
 use crate::position::{Board, Position};
 use crate::rules::Ruleset;
 use crate::setup::Setup;
@@ -428,7 +428,8 @@ impl State {
     /// so undoing its moves one by one rebuilds the earlier board.
     fn same_placement_after(&self, mv: Move, earlier: usize) -> bool {
         let code = |p: Option<Piece>| p.map_or(0u8, |p| 1 + p.color as u8 * 12 + p.kind as u8);
-        let mut then: [u8; Square::COUNT] = std::array::from_fn(|i| code(self.pos.board[Square::new(i as u8).unwrap()]));
+        let mut then: [u8; Square::COUNT] =
+            std::array::from_fn(|i| code(self.pos.board[Square::new(i as u8).unwrap()]));
         let mut after = then;
         after.swap(mv.from.index(), mv.to.index());
         for r in self.history[earlier..].iter().rev() {
@@ -471,9 +472,10 @@ impl State {
     fn refresh(&mut self) {
         let player = self.pos.to_move;
         let rules = self.pos.rules;
-        let flag_taken = self.history.last().and_then(|r| {
-            (r.battle.map(|b| b.defender) == Some(PieceType::Flag)).then_some(r.player)
-        });
+        let flag_taken = self
+            .history
+            .last()
+            .and_then(|r| (r.battle.map(|b| b.defender) == Some(PieceType::Flag)).then_some(r.player));
         self.mobility = Mobility::new(&self.pos.board, player);
         let has_move = || {
             let candidates = (0..self.mobility.count()).filter_map(|k| self.mobility.nth(k));

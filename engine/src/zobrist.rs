@@ -13,7 +13,7 @@ const fn splitmix64(state: u64) -> (u64, u64) {
     (next, z ^ (z >> 31))
 }
 
-const KEYS: [[[u64; Square::COUNT]; PieceType::COUNT]; 2] = {
+static KEYS: [[[u64; Square::COUNT]; PieceType::COUNT]; 2] = {
     let mut keys = [[[0; Square::COUNT]; PieceType::COUNT]; 2];
     let mut state = 0x5354_5241_5445_474F; // "STRATEGO"
     let mut c = 0;

@@ -4,7 +4,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::playout::random_game;
-use stratego_engine::{BattleResult, Color, GameRecord, Move, PieceSet, PieceType, Ruleset, Setup, State};
+use stratego_engine::{BattleResult, Color, GameRecord, Move, PieceSet, Ruleset, Setup, State};
 
 fn army(state: &State, color: Color) -> usize {
     state.board().counts(color).iter().map(|&c| c as usize).sum()
@@ -37,7 +37,7 @@ fn check_game(rules: Ruleset, seed: u64, deep_every: u32) -> State {
         let mask = state.legal_action_mask();
         assert_eq!(mask.iter().filter(|&&m| m).count(), actions.len());
 
-        if state.ply() % deep_every == 0 {
+        if state.ply().is_multiple_of(deep_every) {
             let text = state.serialize();
             assert_eq!(State::deserialize(&text).unwrap(), state, "serialize/deserialize round trip");
             let mirror = state.color_swapped();
@@ -134,10 +134,7 @@ fn the_same_seed_gives_the_same_game_and_records_replay_it() {
 fn random_games_end_in_every_way_they_can() {
     // Short caps make draws by both caps common in classic games; Barrage
     // armies are small enough that random play often strands one.
-    let variants = [
-        Ruleset { max_plies: 400, max_battleless_plies: 60, ..Ruleset::classic() },
-        Ruleset::barrage(),
-    ];
+    let variants = [Ruleset { max_plies: 400, max_battleless_plies: 60, ..Ruleset::classic() }, Ruleset::barrage()];
     let mut reasons = std::collections::BTreeSet::new();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
     for rules in variants {
