@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod api;
+pub mod belief;
 mod chase;
 pub mod error;
 mod movegen;
@@ -22,6 +23,7 @@ mod zobrist;
 
 pub use action::{ActionId, Move, NUM_ACTIONS};
 pub use api::GameState;
+pub use belief::{CountingPrior, TypeDistribution};
 pub use error::{Error, RulesError, SetupError};
 pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};
 pub use position::{Board, Position};
