@@ -53,6 +53,8 @@ pub enum Error {
     GameOver,
     #[error("malformed game record: {0}")]
     Record(String),
+    #[error("observation: {0}")]
+    Layout(String),
     #[error("ply {ply}: {source}")]
     AtPly { ply: usize, source: Box<Error> },
 }
