@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::playout::{measure_parallel_playouts, measure_playout_speed};
+use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
+mod obs_cli;
+
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
 #[derive(Parser)]
@@ -51,6 +53,17 @@ enum Command {
         #[arg(long)]
         moves: bool,
     },
+    /// Print the observation planes of a position for its side to move.
+    Obs {
+        /// A position or serialized state (as for `legal`), or `-` to read it from stdin.
+        position: String,
+        /// compact (58 planes) or full (488 planes).
+        #[arg(long, default_value = "compact")]
+        layout: String,
+        /// Print only this plane (otherwise every plane that is not all zero).
+        #[arg(long)]
+        plane: Option<usize>,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -68,6 +81,20 @@ enum BenchCommand {
         /// Measurements per variant; the best and the median are printed.
         #[arg(long, default_value_t = 9)]
         rounds: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Observations per second per core for each layout, and VecEnv step+observe.
+    Obs {
+        /// Observations per layout measurement.
+        #[arg(long, default_value_t = 200_000)]
+        observations: usize,
+        /// Games in the VecEnv batch.
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        /// VecEnv steps per measurement.
+        #[arg(long, default_value_t = 40)]
+        steps: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -120,7 +147,7 @@ impl RulesArgs {
 }
 
 /// A failure: a message for the user, or stdout going away.
-enum CliError {
+pub(crate) enum CliError {
     Message(String),
     Output(io::Error),
 }
@@ -131,7 +158,7 @@ impl<E: fmt::Display> From<E> for CliError {
     }
 }
 
-fn output(e: io::Error) -> CliError {
+pub(crate) fn output(e: io::Error) -> CliError {
     CliError::Output(e)
 }
 
@@ -156,22 +183,29 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
     match command {
         Command::Play { seed, rules, moves, record } => play(out, seed, rules.ruleset()?, moves, record.as_deref()),
         Command::Legal { position } => {
-            let text = if position == "-" {
-                let mut text = String::new();
-                io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
-                text
-            } else {
-                position
-            };
-            let state = State::deserialize(&text)?;
+            let state = State::deserialize(&read_position(position)?)?;
             for mv in state.legal_moves() {
                 writeln!(out, "{mv}").map_err(output)?;
             }
             Ok(())
         }
         Command::Replay { record, rules, moves } => replay(out, &record, rules.as_deref(), moves),
+        Command::Obs { position, layout, plane } => obs_cli::print_planes(out, position, &layout, plane),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),
+        Command::Bench { what: BenchCommand::Obs { observations, batch, steps, seed } } => {
+            obs_cli::bench_obs(out, observations, batch, steps, seed)
+        }
     }
+}
+
+/// A position argument, or stdin for `-`.
+fn read_position(position: String) -> Result<String, CliError> {
+    if position != "-" {
+        return Ok(position);
+    }
+    let mut text = String::new();
+    io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
+    Ok(text)
 }
 
 /// One line per ply: number, side, move, and the battle if there was one.

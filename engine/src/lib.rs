@@ -18,6 +18,7 @@ pub mod position;
 pub mod record;
 pub mod rules;
 pub mod setup;
+pub mod speed;
 pub mod square;
 pub mod state;
 mod two_square;

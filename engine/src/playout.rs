@@ -1,10 +1,7 @@
 //! Random playouts: the engine's own speed test and a source of random games
 //! for property tests.
 
-use std::time::Instant;
-
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
+use rand::Rng;
 
 use crate::piece::Color;
 use crate::record::GameRecord;
@@ -49,80 +46,4 @@ pub struct PlayoutStats {
     pub red_wins: u64,
     pub blue_wins: u64,
     pub draws: u64,
-}
-
-/// Speed of random playouts under one ruleset, over several rounds.
-#[derive(Clone, Debug)]
-pub struct PlayoutSpeed {
-    pub name: &'static str,
-    pub rules: Ruleset,
-    /// Plies per second on one core: the best round (interference from the
-    /// rest of the machine only ever slows a round down) ...
-    pub plies_per_second: f64,
-    /// ... and the median round.
-    pub median: f64,
-    /// Every round's figure, in the order measured.
-    pub rounds: Vec<f64>,
-    /// The games of the first round.
-    pub stats: PlayoutStats,
-}
-
-/// Measures random playouts (uniform random setups, then a uniform random
-/// legal move each ply) under the full rules, without the chasing rule,
-/// and without both move rules, so the rules' costs can be read off.
-/// Rounds interleave the variants so a slow spell of the machine hits all
-/// of them; every round of a variant replays the same seeded games.
-pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> Vec<PlayoutSpeed> {
-    let full = Ruleset::classic();
-    let mut speeds: Vec<PlayoutSpeed> = [
-        ("full rules", full),
-        ("chasing rule off", Ruleset { chase_rule: false, ..full }),
-        ("chasing and two-square rules off", Ruleset { chase_rule: false, two_square_limit: 0, ..full }),
-    ]
-    .into_iter()
-    .map(|(name, rules)| PlayoutSpeed {
-        name,
-        rules,
-        plies_per_second: 0.0,
-        median: 0.0,
-        rounds: Vec::new(),
-        stats: PlayoutStats::default(),
-    })
-    .collect();
-    for round in 0..rounds.max(1) {
-        for speed in &mut speeds {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = Instant::now();
-            let stats = random_playouts(speed.rules, plies_per_round, &mut rng);
-            speed.rounds.push(stats.plies as f64 / start.elapsed().as_secs_f64());
-            if round == 0 {
-                speed.stats = stats;
-            }
-        }
-    }
-    for speed in &mut speeds {
-        let mut sorted = speed.rounds.clone();
-        sorted.sort_by(f64::total_cmp);
-        speed.median = sorted[sorted.len() / 2];
-        speed.plies_per_second = sorted[sorted.len() - 1];
-    }
-    speeds
-}
-
-/// Random playouts under the full rules on `threads` threads at once, each
-/// with its own seeded generator: total plies per second of the machine.
-pub fn measure_parallel_playouts(threads: usize, plies_per_thread: u64, seed: u64) -> f64 {
-    let start = Instant::now();
-    let plies: u64 = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.max(1) as u64)
-            .map(|t| {
-                scope.spawn(move || {
-                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(t));
-                    random_playouts(Ruleset::classic(), plies_per_thread, &mut rng).plies
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("a playout thread does not panic")).sum()
-    });
-    plies as f64 / start.elapsed().as_secs_f64()
 }

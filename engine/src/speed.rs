@@ -1,0 +1,142 @@
+//! Measurements of the engine's hot paths, printed by `stratego bench`.
+//! Each returns plain numbers; the command formats them as
+//! `NAME: NUMBER UNIT` lines.
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::action::ActionId;
+use crate::history::HistoryFeatures;
+use crate::obs::{Encoder, Layout};
+use crate::playout::{random_playouts, PlayoutStats};
+use crate::rules::Ruleset;
+use crate::setup::Setup;
+use crate::state::State;
+use crate::vecenv::VecEnv;
+
+/// Speed of random playouts under one ruleset, over several rounds.
+#[derive(Clone, Debug)]
+pub struct PlayoutSpeed {
+    pub name: &'static str,
+    pub rules: Ruleset,
+    /// Plies per second on one core: the best round (interference from the
+    /// rest of the machine only ever slows a round down) ...
+    pub plies_per_second: f64,
+    /// ... and the median round.
+    pub median: f64,
+    /// Every round's figure, in the order measured.
+    pub rounds: Vec<f64>,
+    /// The games of the first round.
+    pub stats: PlayoutStats,
+}
+
+/// Measures random playouts (uniform random setups, then a uniform random
+/// legal move each ply) under the full rules, without the chasing rule,
+/// and without both move rules, so the rules' costs can be read off.
+/// Rounds interleave the variants so a slow spell of the machine hits all
+/// of them; every round of a variant replays the same seeded games.
+pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> Vec<PlayoutSpeed> {
+    let full = Ruleset::classic();
+    let mut speeds: Vec<PlayoutSpeed> = [
+        ("full rules", full),
+        ("chasing rule off", Ruleset { chase_rule: false, ..full }),
+        ("chasing and two-square rules off", Ruleset { chase_rule: false, two_square_limit: 0, ..full }),
+    ]
+    .into_iter()
+    .map(|(name, rules)| PlayoutSpeed {
+        name,
+        rules,
+        plies_per_second: 0.0,
+        median: 0.0,
+        rounds: Vec::new(),
+        stats: PlayoutStats::default(),
+    })
+    .collect();
+    for round in 0..rounds.max(1) {
+        for speed in &mut speeds {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let start = Instant::now();
+            let stats = random_playouts(speed.rules, plies_per_round, &mut rng);
+            speed.rounds.push(stats.plies as f64 / start.elapsed().as_secs_f64());
+            if round == 0 {
+                speed.stats = stats;
+            }
+        }
+    }
+    for speed in &mut speeds {
+        let mut sorted = speed.rounds.clone();
+        sorted.sort_by(f64::total_cmp);
+        speed.median = sorted[sorted.len() / 2];
+        speed.plies_per_second = sorted[sorted.len() - 1];
+    }
+    speeds
+}
+
+/// Random playouts under the full rules on `threads` threads at once, each
+/// with its own seeded generator: total plies per second of the machine.
+pub fn measure_parallel_playouts(threads: usize, plies_per_thread: u64, seed: u64) -> f64 {
+    let start = Instant::now();
+    let plies: u64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1) as u64)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed.wrapping_add(t));
+                    random_playouts(Ruleset::classic(), plies_per_thread, &mut rng).plies
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a playout thread does not panic")).sum()
+    });
+    plies as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Observations per second on one thread: `layout` written for each of a set
+/// of mid-game states (random games cut at random plies), into one reused
+/// buffer. Returns (observations per second, bytes per observation).
+pub fn measure_observations(layout: Layout, observations: usize, seed: u64) -> (f64, usize) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let states: Vec<(State, HistoryFeatures)> = (0..64)
+        .map(|_| {
+            let rules = Ruleset::classic();
+            let red = Setup::random(rules.piece_set, &mut rng);
+            let blue = Setup::random(rules.piece_set, &mut rng);
+            let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
+            let plies = rand::Rng::random_range(&mut rng, 0..300);
+            for _ in 0..plies {
+                let Some(mv) = state.sample_legal_move(&mut rng) else { break };
+                state.apply_move(mv).expect("a sampled move is legal");
+            }
+            let history = HistoryFeatures::from_state(&state);
+            (state, history)
+        })
+        .collect();
+    let mut out = vec![0.0f32; layout.size()];
+    let start = Instant::now();
+    for i in 0..observations {
+        let (state, history) = &states[i % states.len()];
+        Encoder::new(state, state.to_move(), Some(history)).write(layout, &mut out).expect("the buffer fits");
+        std::hint::black_box(&out);
+    }
+    (observations as f64 / start.elapsed().as_secs_f64(), layout.size() * 4)
+}
+
+/// A `VecEnv` of `batch` games doing `steps` rounds of: sample an action per
+/// game, step, observe all in `layout`, write the legal masks. Returns game
+/// steps (one action in one game) per second, with rayon's current threads.
+pub fn measure_vecenv(layout: Layout, batch: usize, steps: usize, seed: u64) -> f64 {
+    let mut env = VecEnv::new(Ruleset::classic(), batch, seed).expect("a valid batch");
+    let mut actions: Vec<ActionId> = vec![0; batch];
+    let mut obs = vec![0.0f32; batch * layout.size()];
+    let mut mask = vec![false; batch * crate::action::NUM_ACTIONS];
+    let mut finished = Vec::with_capacity(batch);
+    let start = Instant::now();
+    for _ in 0..steps {
+        env.sample_actions(&mut actions).expect("the buffer fits");
+        env.step(&actions, &mut finished).expect("sampled actions are legal");
+        env.observe(layout, &mut obs).expect("the buffer fits");
+        env.legal_mask(&mut mask).expect("the buffer fits");
+    }
+    (batch * steps) as f64 / start.elapsed().as_secs_f64()
+}
