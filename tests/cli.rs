@@ -150,3 +150,22 @@ fn bench_prints_one_figure_per_line() {
         assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
     }
 }
+
+#[test]
+fn obs_prints_planes_and_refuses_bad_layouts() {
+    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+    let board = "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
+    let position = format!("{rules} {board} red 0 0");
+    let o = stratego(&["obs", &position, "--layout", "compact", "--plane", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("plane 1 own_scout"), "{text}");
+    // Red's Scout on b2: frame row 1, column 1.
+    let row1 = text.lines().find(|l| l.starts_with("  1 ")).unwrap();
+    assert_eq!(row1.split_whitespace().collect::<Vec<_>>(), ["1", ".", "1", ".", ".", ".", ".", ".", ".", ".", "."]);
+    let full = stratego(&["obs", &position, "--layout", "full"]);
+    assert!(full.status.success());
+    assert!(stdout(&full).contains("start_square_"), "non-zero planes are listed");
+    assert_one_line_error(&stratego(&["obs", &position, "--layout", "huge"]), "unknown observation layout");
+    assert_one_line_error(&stratego(&["obs", &position, "--plane", "58"]), "plane 58 does not exist");
+}
