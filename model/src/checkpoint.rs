@@ -1,0 +1,155 @@
+//! Checkpoints: the weights in safetensors, with metadata in the file's
+//! header: format version, model config, observation layout, the engine's
+//! ruleset (canonical text and id) and the training step.
+//!
+//! Loading checks every one of these before it touches the weights and
+//! refuses a mismatch with a message naming both sides. Writes go to a
+//! temporary file that is renamed into place, so a crash never leaves a
+//! half-written checkpoint under the real name.
+//!
+//! Tensor names follow the module's field paths (stable; docs/MODEL.md):
+//! `embed.weight [C, d]`, `position [92, d]`, `value_token [1, d]`,
+//! `encoder.layers.N.{mha.{query,key,value,output},pwff.{linear_inner,linear_outer}}.{weight,bias}`,
+//! `encoder.layers.N.{norm_1,norm_2}.{gamma,beta}`, `final_norm.{gamma,beta}`,
+//! `policy_query.*`, `policy_key.*`, `value_head.* [d, 3]`, `belief_head.* [d, 12]`.
+//! Linear weights are stored `[in, out]` (burn's layout, the transpose of PyTorch's).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
+use stratego_engine::{Layout, Ruleset};
+
+use crate::config::ModelConfig;
+use crate::error::ModelError;
+use crate::network::StrategoNet;
+
+/// The version of the checkpoint format this code writes and reads.
+pub const FORMAT: &str = "stratego-checkpoint-v1";
+
+const KEY_FORMAT: &str = "stratego.format";
+const KEY_MODEL: &str = "stratego.model";
+const KEY_LAYOUT: &str = "stratego.layout";
+const KEY_RULES: &str = "stratego.ruleset";
+const KEY_RULES_ID: &str = "stratego.ruleset_id";
+const KEY_STEP: &str = "stratego.step";
+
+/// What a checkpoint says about itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointMeta {
+    pub config: ModelConfig,
+    pub layout: Layout,
+    pub rules: Ruleset,
+    pub step: u64,
+}
+
+fn error(path: &Path, why: impl Into<String>) -> ModelError {
+    ModelError::Checkpoint { path: path.display().to_string(), why: why.into() }
+}
+
+/// Writes `net` and its metadata to `path` atomically.
+pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(), ModelError> {
+    let config = serde_json::to_string(&meta.config).map_err(|e| error(path, e.to_string()))?;
+    let tmp = path.with_extension("safetensors.partial");
+    let mut store = SafetensorsStore::from_file(&tmp)
+        .overwrite(true)
+        .metadata(KEY_FORMAT, FORMAT)
+        .metadata(KEY_MODEL, config)
+        .metadata(KEY_LAYOUT, meta.layout.name())
+        .metadata(KEY_RULES, meta.rules.canonical())
+        .metadata(KEY_RULES_ID, meta.rules.id().to_string())
+        .metadata(KEY_STEP, meta.step.to_string());
+    net.save_into(&mut store).map_err(|e| error(path, format!("cannot write: {e}")))?;
+    std::fs::rename(&tmp, path).map_err(|e| error(path, format!("cannot move the new file into place: {e}")))
+}
+
+/// Reads and checks a checkpoint's metadata without loading its weights.
+pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
+    let bytes = std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))?;
+    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes)
+        .map_err(|e| error(path, format!("not a safetensors file (truncated or corrupted?): {e}")))?;
+    let empty = HashMap::new();
+    let meta = header.metadata().as_ref().unwrap_or(&empty);
+    let field = |key: &str| {
+        meta.get(key).map(String::as_str).ok_or_else(|| error(path, format!("metadata `{key}` is missing")))
+    };
+    let format = field(KEY_FORMAT)?;
+    if format != FORMAT {
+        return Err(error(path, format!("format `{format}` is not the supported `{FORMAT}`")));
+    }
+    let config: ModelConfig =
+        serde_json::from_str(field(KEY_MODEL)?).map_err(|e| error(path, format!("bad model config: {e}")))?;
+    config.validate()?;
+    let layout = Layout::from_name(field(KEY_LAYOUT)?).map_err(|e| error(path, e.to_string()))?;
+    let rules: Ruleset = field(KEY_RULES)?.parse().map_err(|e: stratego_engine::RulesError| error(path, e.to_string()))?;
+    let id = field(KEY_RULES_ID)?;
+    if id != rules.id().to_string() {
+        return Err(error(path, format!("ruleset id {id} does not match its ruleset text (id {})", rules.id())));
+    }
+    let step = field(KEY_STEP)?.parse().map_err(|_| error(path, "bad training step"))?;
+    Ok(CheckpointMeta { config, layout, rules, step })
+}
+
+/// Loads a checkpoint onto `device`, refusing one written for another
+/// observation layout or ruleset than the expected ones (when given).
+pub fn load(
+    path: &Path,
+    expected_layout: Option<Layout>,
+    expected_rules: Option<&Ruleset>,
+    device: &Device,
+) -> Result<(StrategoNet, CheckpointMeta), ModelError> {
+    let meta = read_meta(path)?;
+    if let Some(layout) = expected_layout.filter(|&l| l != meta.layout) {
+        return Err(error(path, format!("written for the {} observation layout, expected {layout}", meta.layout)));
+    }
+    if let Some(rules) = expected_rules {
+        rules.expect_same(&meta.rules).map_err(|e| error(path, e.to_string()))?;
+    }
+    let mut net = StrategoNet::new(&meta.config, meta.layout.channels(), device);
+    let mut store = SafetensorsStore::from_file(path);
+    let applied = net.load_from(&mut store).map_err(|e| error(path, format!("cannot load the weights: {e}")))?;
+    if !applied.errors.is_empty() || !applied.missing.is_empty() {
+        return Err(error(path, format!("weights do not fit the model: {applied:?}")));
+    }
+    Ok((net, meta))
+}
+
+/// Every tensor a checkpoint holds, with its shape: the documented, stable
+/// names (burn derives them from the module's field paths; a test checks
+/// that a written file holds exactly these, from Python too).
+pub fn tensor_shapes(config: &ModelConfig, channels: usize) -> Vec<(String, Vec<usize>)> {
+    let (d, f) = (config.d_model, config.ffn);
+    let mut shapes = vec![
+        ("embed.weight".to_string(), vec![channels, d]),
+        ("embed.bias".to_string(), vec![d]),
+        ("position".to_string(), vec![crate::tokens::SQUARE_TOKENS, d]),
+        ("value_token".to_string(), vec![1, d]),
+    ];
+    for layer in 0..config.layers {
+        let p = format!("encoder.layers.{layer}");
+        for name in ["query", "key", "value", "output"] {
+            shapes.push((format!("{p}.mha.{name}.weight"), vec![d, d]));
+            shapes.push((format!("{p}.mha.{name}.bias"), vec![d]));
+        }
+        shapes.push((format!("{p}.pwff.linear_inner.weight"), vec![d, f]));
+        shapes.push((format!("{p}.pwff.linear_inner.bias"), vec![f]));
+        shapes.push((format!("{p}.pwff.linear_outer.weight"), vec![f, d]));
+        shapes.push((format!("{p}.pwff.linear_outer.bias"), vec![d]));
+        for norm in ["norm_1", "norm_2"] {
+            shapes.push((format!("{p}.{norm}.gamma"), vec![d]));
+            shapes.push((format!("{p}.{norm}.beta"), vec![d]));
+        }
+    }
+    shapes.push(("final_norm.gamma".into(), vec![d]));
+    shapes.push(("final_norm.beta".into(), vec![d]));
+    for head in ["policy_query", "policy_key"] {
+        shapes.push((format!("{head}.weight"), vec![d, d]));
+        shapes.push((format!("{head}.bias"), vec![d]));
+    }
+    shapes.push(("value_head.weight".into(), vec![d, 3]));
+    shapes.push(("value_head.bias".into(), vec![3]));
+    shapes.push(("belief_head.weight".into(), vec![d, crate::tokens::TYPES]));
+    shapes.push(("belief_head.bias".into(), vec![crate::tokens::TYPES]));
+    shapes
+}

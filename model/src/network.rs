@@ -1,0 +1,107 @@
+//! The network: a pre-LayerNorm transformer encoder over the 92 square
+//! tokens and a value token, with policy, value and belief heads.
+
+use burn::module::{Module, Param};
+use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput};
+use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
+use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
+
+use crate::config::ModelConfig;
+use crate::tokens::{action_pairs, token_cells, SQUARE_TOKENS, TYPES};
+
+/// The logit given to illegal actions: large and finite, since negative
+/// infinity turns a masked cross-entropy into NaN (0 x -inf).
+pub const MASKED_LOGIT: f32 = -1.0e9;
+
+/// Index of each outcome in the value head's logits.
+pub const LOSS: usize = 0;
+pub const DRAW: usize = 1;
+pub const WIN: usize = 2;
+
+#[derive(Module, Debug)]
+pub struct StrategoNet {
+    /// Each square token: a linear projection of that square's planes...
+    embed: Linear,
+    /// ... plus a learned position embedding.
+    position: Param<Tensor<2>>,
+    /// The learned value token, appended after the square tokens.
+    value_token: Param<Tensor<2>>,
+    encoder: TransformerEncoder,
+    final_norm: LayerNorm,
+    policy_query: Linear,
+    policy_key: Linear,
+    /// Loss, draw, win logits from the value token.
+    value_head: Linear,
+    /// Per square, logits over the 12 types of an opponent piece there.
+    belief_head: Linear,
+}
+
+/// What one forward pass gives, for a batch of B observations.
+pub struct NetOutput {
+    /// `[B, 1800]` action logits, illegal ones set to `MASKED_LOGIT`.
+    pub policy_logits: Tensor<2>,
+    /// `[B, 3]` loss / draw / win logits.
+    pub value_logits: Tensor<2>,
+    /// `[B, 92, 12]` type logits per square token.
+    pub belief_logits: Tensor<3>,
+}
+
+impl StrategoNet {
+    /// A freshly initialised network for `channels` input planes.
+    pub fn new(config: &ModelConfig, channels: usize, device: &Device) -> StrategoNet {
+        let d = config.d_model;
+        let encoder = TransformerEncoderConfig::new(d, config.ffn, config.heads, config.layers)
+            .with_dropout(config.dropout)
+            .with_norm_first(true)
+            .init(device);
+        StrategoNet {
+            embed: LinearConfig::new(channels, d).init(device),
+            position: Param::from_tensor(Tensor::random([SQUARE_TOKENS, d], Distribution::Normal(0.0, 0.1), device)),
+            value_token: Param::from_tensor(Tensor::random([1, d], Distribution::Normal(0.0, 0.1), device)),
+            encoder,
+            final_norm: LayerNormConfig::new(d).init(device),
+            policy_query: LinearConfig::new(d, d).init(device),
+            policy_key: LinearConfig::new(d, d).init(device),
+            value_head: LinearConfig::new(d, 3).init(device),
+            belief_head: LinearConfig::new(d, TYPES).init(device),
+        }
+    }
+
+    /// `planes`: `[B, C, 100]` (the engine's `[B, C, 10, 10]` buffers,
+    /// flattened per plane); `legal`: `[B, 1800]`, true where legal.
+    pub fn forward(&self, planes: Tensor<3>, legal: Tensor<2, Bool>) -> NetOutput {
+        let device = planes.device();
+        let [batch, _channels, _cells] = planes.dims();
+        let d = self.position.val().dims()[1];
+        // [B, C, 100] -> [B, 100, C] -> the 92 square tokens.
+        let cells = token_cells().iter().map(|&c| c as i64).collect::<Vec<_>>();
+        let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [SQUARE_TOKENS]), &device);
+        let squares = planes.swap_dims(1, 2).select(1, cells);
+        let squares = self.embed.forward(squares) + self.position.val().unsqueeze::<3>();
+        let value = self.value_token.val().unsqueeze::<3>().expand([batch, 1, d]);
+        let tokens = Tensor::cat(vec![squares, value], 1);
+        let hidden = self.encoder.forward(TransformerEncoderInput::new(tokens));
+        let hidden = self.final_norm.forward(hidden);
+        let squares = hidden.clone().slice([0..batch, 0..SQUARE_TOKENS, 0..d]);
+        let value = hidden.slice([0..batch, SQUARE_TOKENS..SQUARE_TOKENS + 1, 0..d]).reshape([batch, d]);
+
+        // logit(src -> dst) = q_src . k_dst / sqrt(d), gathered into action ids.
+        let q = self.policy_query.forward(squares.clone());
+        let k = self.policy_key.forward(squares.clone());
+        let pair_logits = q.matmul(k.swap_dims(1, 2)).div_scalar((d as f32).sqrt());
+        let pair_logits = pair_logits.reshape([batch, SQUARE_TOKENS * SQUARE_TOKENS]);
+        let pairs = action_pairs();
+        let index = pairs.iter().map(|p| p.unwrap_or(0) as i64).collect::<Vec<_>>();
+        let index = Tensor::<1, Int>::from_data(TensorData::new(index, [pairs.len()]), &device);
+        let on_board = pairs.iter().map(|p| p.is_some()).collect::<Vec<_>>();
+        let on_board = Tensor::<1, Bool>::from_data(TensorData::new(on_board, [pairs.len()]), &device);
+        let allowed = legal.bool_and(on_board.unsqueeze::<2>().expand([batch, pairs.len()]));
+        let policy_logits = pair_logits.select(1, index).mask_fill(allowed.bool_not(), MASKED_LOGIT);
+
+        NetOutput {
+            policy_logits,
+            value_logits: self.value_head.forward(value),
+            belief_logits: self.belief_head.forward(squares),
+        }
+    }
+}

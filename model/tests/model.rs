@@ -1,0 +1,135 @@
+//! The network, its heads, checkpoints and one training step.
+
+use burn::optim::{AdamWConfig, GradientsParams};
+use burn::tensor::{Bool, Int, Tensor, TensorData};
+use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
+use stratego_model::loss::loss_terms;
+use stratego_model::{device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, StrategoNet, PRESETS};
+
+/// A batch from real games: planes, legal masks and belief targets.
+fn batch(layout: Layout, games: usize, seed: u64) -> (Vec<f32>, Vec<bool>, Vec<i32>) {
+    let mut env = VecEnv::new(Ruleset::classic(), games, seed).unwrap();
+    let mut actions = vec![0u16; games];
+    let mut finished = Vec::new();
+    for _ in 0..30 {
+        env.sample_actions(&mut actions).unwrap();
+        env.step(&actions, &mut finished).unwrap();
+    }
+    let mut planes = vec![0.0; games * layout.size()];
+    let mut legal = vec![false; games * NUM_ACTIONS];
+    let mut targets = vec![0; games * 100];
+    env.observe(layout, &mut planes).unwrap();
+    env.legal_mask(&mut legal).unwrap();
+    env.belief_targets(&mut targets).unwrap();
+    (planes, legal, targets)
+}
+
+#[test]
+fn every_preset_counts_its_parameters_and_small_ones_give_the_right_shapes() {
+    let dev = device("cpu").unwrap();
+    for name in PRESETS {
+        let config = ModelConfig::preset(name).unwrap();
+        for layout in Layout::ALL {
+            let net = StrategoNet::new(&config, layout.channels(), &dev);
+            use burn::module::Module;
+            assert_eq!(net.num_params(), config.parameter_count(layout.channels()), "{name} {layout}");
+        }
+    }
+    let ataraxos = ModelConfig::preset("ataraxos").unwrap().parameter_count(Layout::Full.channels());
+    assert!((14_000_000..16_500_000).contains(&ataraxos), "about 15M parameters: {ataraxos}");
+    for name in ["tiny", "small"] {
+        let config = ModelConfig::preset(name).unwrap();
+        for layout in Layout::ALL {
+            let net = StrategoNet::new(&config, layout.channels(), &dev);
+            let (planes, legal, _) = batch(layout, 3, 1);
+            let out = infer(&net, layout, &planes, &legal, &dev).unwrap();
+            assert_eq!((out.policy.len(), out.outcome.len(), out.value.len()), (3 * 1800, 9, 3));
+            assert_eq!(out.belief.len(), 3 * 100 * 12);
+            for i in 0..3 {
+                let p = out.policy_of(i);
+                // Masked actions get exactly zero probability; the rest sum to 1.
+                for a in 0..NUM_ACTIONS {
+                    assert_eq!(p[a] > 0.0, legal[i * NUM_ACTIONS + a], "{name} {layout} action {a}");
+                }
+                assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!((out.value[i]).abs() <= 1.0);
+            }
+        }
+    }
+    assert!(ModelConfig::preset("huge").is_err());
+    assert!(device("tpu").is_err());
+}
+
+#[test]
+fn checkpoints_round_trip_and_refuse_mismatches() {
+    let dev = device("cpu").unwrap();
+    let dir = std::env::temp_dir().join(format!("stratego-model-ckpt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("net.safetensors");
+    let config = ModelConfig::preset("tiny").unwrap();
+    let layout = Layout::Compact;
+    let rules = Ruleset::classic();
+    let net = StrategoNet::new(&config, layout.channels(), &dev);
+    let meta = CheckpointMeta { config: config.clone(), layout, rules, step: 7 };
+    save(&net, &meta, &path).unwrap();
+    assert!(!dir.join("net.safetensors.partial").exists(), "no temporary file is left");
+    assert_eq!(read_meta(&path).unwrap(), meta);
+
+    let (planes, legal, _) = batch(layout, 2, 3);
+    let before = infer(&net, layout, &planes, &legal, &dev).unwrap();
+    let (loaded, loaded_meta) = load(&path, Some(layout), Some(&rules), &dev).unwrap();
+    assert_eq!(loaded_meta.step, 7);
+    assert_eq!(infer(&loaded, layout, &planes, &legal, &dev).unwrap(), before, "identical outputs");
+
+    let err = load(&path, Some(Layout::Full), None, &dev).unwrap_err().to_string();
+    assert!(err.contains("compact") && err.contains("full"), "{err}");
+    let other = Ruleset { chase_rule: false, ..rules };
+    let err = load(&path, None, Some(&other), &dev).unwrap_err().to_string();
+    assert!(err.contains(&rules.id().to_string()) && err.contains(&other.id().to_string()), "{err}");
+
+    let bytes = std::fs::read(&path).unwrap();
+    let truncated = dir.join("truncated.safetensors");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(load(&truncated, None, None, &dev).is_err());
+    std::fs::write(&truncated, b"not a checkpoint").unwrap();
+    assert!(read_meta(&truncated).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_optimizer_step_lowers_the_loss_on_a_fixed_batch() {
+    let dev = device("cpu").unwrap().autodiff();
+    let layout = Layout::Compact;
+    let config = ModelConfig::preset("tiny").unwrap();
+    let mut net = StrategoNet::new(&config, layout.channels(), &dev);
+    let games = 8;
+    let (planes, legal, targets) = batch(layout, games, 5);
+    // Target: uniform over legal moves; outcome: alternate win / loss.
+    let mut policy_target = vec![0.0f32; games * NUM_ACTIONS];
+    for i in 0..games {
+        let row = &legal[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+        let n = row.iter().filter(|&&l| l).count() as f32;
+        for a in 0..NUM_ACTIONS {
+            if row[a] {
+                policy_target[i * NUM_ACTIONS + a] = 1.0 / n;
+            }
+        }
+    }
+    let outcomes: Vec<i64> = (0..games).map(|i| if i % 2 == 0 { 2 } else { 0 }).collect();
+    let loss_of = |net: &StrategoNet| {
+        let x = Tensor::<3>::from_data(TensorData::new(planes.clone(), [games, layout.channels(), 100]), &dev);
+        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [games, NUM_ACTIONS]), &dev);
+        let out = net.forward(x, mask);
+        let target = Tensor::<2>::from_data(TensorData::new(policy_target.clone(), [games, NUM_ACTIONS]), &dev);
+        let outcome = Tensor::<1, Int>::from_data(TensorData::new(outcomes.clone(), [games]), &dev);
+        loss_terms(&out, target, outcome, &targets).total(0.5)
+    };
+    let mut optim = AdamWConfig::new().init();
+    let first = loss_of(&net);
+    let before = first.clone().into_scalar::<f32>();
+    assert!(before.is_finite());
+    let grads = GradientsParams::from_grads(first.backward(), &net);
+    net = optim.step(1e-2, net, grads);
+    let after = loss_of(&net).into_scalar::<f32>();
+    assert!(after < before, "loss {before} -> {after}");
+}
