@@ -19,3 +19,4 @@ pub use inference::{choose_action, infer, Inference};
 pub use network::{NetOutput, StrategoNet, MASKED_LOGIT};
 
 pub use burn::tensor::Device;
+pub mod speed;

@@ -1,6 +1,7 @@
 //! The network, its heads, checkpoints and one training step.
 
 use burn::optim::{AdamWConfig, GradientsParams};
+use rand::SeedableRng;
 use burn::tensor::{Bool, Int, Tensor, TensorData};
 use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
 use stratego_model::loss::loss_terms;
@@ -132,4 +133,31 @@ fn one_optimizer_step_lowers_the_loss_on_a_fixed_batch() {
     net = optim.step(1e-2, net, grads);
     let after = loss_of(&net).into_scalar::<f32>();
     assert!(after < before, "loss {before} -> {after}");
+}
+
+#[test]
+fn actions_are_chosen_by_argmax_or_by_tempered_sampling_among_legal_ones() {
+    use stratego_model::choose_action;
+    let mut probs = vec![0.0f32; NUM_ACTIONS];
+    probs[10] = 0.2;
+    probs[20] = 0.5;
+    probs[30] = 0.3;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    assert_eq!(choose_action(&probs, 0.0, &mut rng), Some(20));
+    let mut counts = [0usize; 3];
+    for _ in 0..30_000 {
+        match choose_action(&probs, 1.0, &mut rng) {
+            Some(10) => counts[0] += 1,
+            Some(20) => counts[1] += 1,
+            Some(30) => counts[2] += 1,
+            other => panic!("an illegal action {other:?}"),
+        }
+    }
+    for (n, p) in counts.iter().zip([0.2, 0.5, 0.3]) {
+        assert!((*n as f64 / 30_000.0 - p).abs() < 0.015, "{counts:?}");
+    }
+    // A low temperature sharpens towards the argmax.
+    let sharp = (0..2000).filter(|_| choose_action(&probs, 0.1, &mut rng) == Some(20)).count();
+    assert!(sharp > 1900, "{sharp}");
+    assert_eq!(choose_action(&vec![0.0; NUM_ACTIONS], 1.0, &mut rng), None);
 }

@@ -1,0 +1,85 @@
+//! Training and inference speed on a device, for `stratego bench model`.
+
+use std::time::Instant;
+
+use burn::optim::{AdamWConfig, GradientsParams};
+use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
+use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
+
+use crate::config::ModelConfig;
+use crate::loss::loss_terms;
+use crate::network::StrategoNet;
+
+/// Samples per second of a forward pass and of a training step (forward,
+/// loss, backward, AdamW update), at `batch` observations from real games;
+/// the median over `iterations` timed repetitions after one warm-up.
+pub fn measure_model(
+    config: &ModelConfig,
+    layout: Layout,
+    batch: usize,
+    iterations: usize,
+    device: &Device,
+) -> (f64, f64) {
+    let mut env = VecEnv::new(Ruleset::classic(), batch, 1).expect("a valid batch");
+    let mut actions = vec![0u16; batch];
+    let mut finished = Vec::new();
+    for _ in 0..20 {
+        env.sample_actions(&mut actions).expect("sized");
+        env.step(&actions, &mut finished).expect("legal");
+    }
+    let mut planes = vec![0.0; batch * layout.size()];
+    let mut legal = vec![false; batch * NUM_ACTIONS];
+    let mut targets = vec![0; batch * 100];
+    env.observe(layout, &mut planes).expect("sized");
+    env.legal_mask(&mut legal).expect("sized");
+    env.belief_targets(&mut targets).expect("sized");
+    let policy_target: Vec<f32> = legal
+        .chunks(NUM_ACTIONS)
+        .flat_map(|row| {
+            let n = row.iter().filter(|&&l| l).count() as f32;
+            row.iter().map(move |&l| if l { 1.0 / n } else { 0.0 })
+        })
+        .collect();
+    let inputs = |device: &Device| {
+        (
+            Tensor::<3>::from_data(TensorData::new(planes.clone(), [batch, layout.channels(), 100]), device),
+            Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [batch, NUM_ACTIONS]), device),
+        )
+    };
+    let median = |mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+
+    let net = StrategoNet::new(config, layout.channels(), device);
+    let mut forward = Vec::new();
+    for i in 0..=iterations {
+        let (x, mask) = inputs(device);
+        let start = Instant::now();
+        let out = net.forward(x, mask);
+        let _ = out.policy_logits.sum().into_scalar::<f32>();
+        if i > 0 {
+            forward.push(start.elapsed().as_secs_f64());
+        }
+    }
+
+    let train_device = device.clone().autodiff();
+    let mut net = StrategoNet::new(config, layout.channels(), &train_device);
+    let mut optim = AdamWConfig::new().init();
+    let mut train = Vec::new();
+    for i in 0..=iterations {
+        let (x, mask) = inputs(&train_device);
+        let start = Instant::now();
+        let out = net.forward(x, mask);
+        let target = Tensor::<2>::from_data(TensorData::new(policy_target.clone(), [batch, NUM_ACTIONS]), &train_device);
+        let outcome = Tensor::<1, Int>::from_data(TensorData::new(vec![2i64; batch], [batch]), &train_device);
+        let loss = loss_terms(&out, target, outcome, &targets).total(0.5);
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        net = optim.step(1e-4, net, grads);
+        let _ = loss.into_scalar::<f32>();
+        if i > 0 {
+            train.push(start.elapsed().as_secs_f64());
+        }
+    }
+    (batch as f64 / median(forward), batch as f64 / median(train))
+}
