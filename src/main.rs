@@ -12,7 +12,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
+mod arena_cli;
+mod cotoan_cli;
+mod model_cli;
 mod obs_cli;
+mod ucc_cli;
 
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
@@ -64,6 +68,27 @@ enum Command {
         #[arg(long)]
         plane: Option<usize>,
     },
+    /// CoToan (docs/COTOAN.md): play, legal actions with witnesses, diagnostics.
+    Cotoan {
+        #[command(subcommand)]
+        what: cotoan_cli::CotoanCommand,
+    },
+    /// Network presets, new checkpoints and checkpoint metadata.
+    Model {
+        #[command(subcommand)]
+        what: model_cli::ModelCommand,
+    },
+    /// Play a match between two players: paired games, Elo with a 95% interval, LOS, records.
+    Arena(arena_cli::ArenaArgs),
+    /// A round robin with Bradley-Terry ratings, printed as a table and drawn as a PNG chart.
+    Ladder(arena_cli::LadderArgs),
+    /// Registered comparisons (registrations/*.toml).
+    Register {
+        #[command(subcommand)]
+        what: arena_cli::RegisterCommand,
+    },
+    /// Play as a bot of the UCC 2012 Stratego referee, on stdin and stdout.
+    UccBot(ucc_cli::UccBotArgs),
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -73,6 +98,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// Arena games per second (random and greedy self-play, all cores) and expectimax nodes per second.
+    Agents(arena_cli::BenchAgentsArgs),
     /// Random playouts: plies per second on one core with the full rules (best and median of the rounds), the cost of each move rule, and all cores together.
     Engine {
         /// Plies per measurement.
@@ -83,6 +110,17 @@ enum BenchCommand {
         rounds: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+    },
+    /// Forward and training-step samples per second of the tiny and small networks.
+    Model {
+        /// cpu, flex, ndarray or wgpu.
+        #[arg(long, default_value = "cpu")]
+        device: String,
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        /// Timed repetitions (after one warm-up); the median is printed.
+        #[arg(long, default_value_t = 5)]
+        iterations: usize,
     },
     /// Observations per second per core for each layout, and VecEnv step+observe.
     Obs {
@@ -191,6 +229,16 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         }
         Command::Replay { record, rules, moves } => replay(out, &record, rules.as_deref(), moves),
         Command::Obs { position, layout, plane } => obs_cli::print_planes(out, position, &layout, plane),
+        Command::Model { what } => model_cli::run(what, out),
+        Command::Bench { what: BenchCommand::Model { device, batch, iterations } } => {
+            model_cli::bench(out, &device, batch, iterations)
+        }
+        Command::Cotoan { what } => cotoan_cli::run(what, out),
+        Command::Arena(args) => arena_cli::arena(out, args),
+        Command::Ladder(args) => arena_cli::ladder(out, args),
+        Command::Register { what } => arena_cli::register(out, what),
+        Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
+        Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),
         Command::Bench { what: BenchCommand::Obs { observations, batch, steps, seed } } => {
             obs_cli::bench_obs(out, observations, batch, steps, seed)

@@ -43,7 +43,13 @@ pub fn print_planes(out: &mut impl Write, position: String, layout: &str, only: 
 }
 
 /// Observation and batched-environment speeds, one figure per line.
-pub fn bench_obs(out: &mut impl Write, observations: usize, batch: usize, steps: usize, seed: u64) -> Result<(), CliError> {
+pub fn bench_obs(
+    out: &mut impl Write,
+    observations: usize,
+    batch: usize,
+    steps: usize,
+    seed: u64,
+) -> Result<(), CliError> {
     for layout in Layout::ALL {
         let (rate, bytes) = measure_observations(layout, observations, seed);
         writeln!(out, "obs {layout} observation: {rate:.0} observations/s per core").map_err(output)?;
@@ -54,7 +60,8 @@ pub fn bench_obs(out: &mut impl Write, observations: usize, batch: usize, steps:
     let threads = rayon::current_num_threads();
     for layout in Layout::ALL {
         let single = one_thread.install(|| measure_vecenv(layout, batch, steps, seed));
-        writeln!(out, "obs vecenv step+observe {layout} B={batch}: {single:.0} game steps/s per core").map_err(output)?;
+        writeln!(out, "obs vecenv step+observe {layout} B={batch}: {single:.0} game steps/s per core")
+            .map_err(output)?;
         let all = measure_vecenv(layout, batch, steps, seed);
         writeln!(out, "obs vecenv step+observe {layout} B={batch} ({threads} threads): {all:.0} game steps/s")
             .map_err(output)?;

@@ -154,7 +154,8 @@ fn bench_prints_one_figure_per_line() {
 #[test]
 fn obs_prints_planes_and_refuses_bad_layouts() {
     let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let board = "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
+    let board =
+        "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
     let position = format!("{rules} {board} red 0 0");
     let o = stratego(&["obs", &position, "--layout", "compact", "--plane", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -8,6 +8,7 @@ pub mod action;
 pub mod api;
 pub mod belief;
 mod chase;
+pub mod cotoan;
 pub mod error;
 pub mod history;
 mod movegen;

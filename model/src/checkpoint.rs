@@ -82,7 +82,8 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
         serde_json::from_str(field(KEY_MODEL)?).map_err(|e| error(path, format!("bad model config: {e}")))?;
     config.validate()?;
     let layout = Layout::from_name(field(KEY_LAYOUT)?).map_err(|e| error(path, e.to_string()))?;
-    let rules: Ruleset = field(KEY_RULES)?.parse().map_err(|e: stratego_engine::RulesError| error(path, e.to_string()))?;
+    let rules: Ruleset =
+        field(KEY_RULES)?.parse().map_err(|e: stratego_engine::RulesError| error(path, e.to_string()))?;
     let id = field(KEY_RULES_ID)?;
     if id != rules.id().to_string() {
         return Err(error(path, format!("ruleset id {id} does not match its ruleset text (id {})", rules.id())));

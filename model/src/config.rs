@@ -47,7 +47,7 @@ impl ModelConfig {
         if self.d_model == 0 || self.layers == 0 || self.heads == 0 || self.ffn == 0 {
             return bad(format!("every size must be positive: {self:?}"));
         }
-        if self.d_model % self.heads != 0 {
+        if !self.d_model.is_multiple_of(self.heads) {
             return bad(format!("d_model {} is not divisible by heads {}", self.d_model, self.heads));
         }
         if !(0.0..1.0).contains(&self.dropout) {

@@ -18,7 +18,9 @@ pub fn device(name: &str) -> Result<Device, ModelError> {
         "flex" => flex(),
         "ndarray" => ndarray(),
         "wgpu" => wgpu(),
-        other => Err(ModelError::Device(format!("unknown device `{other}` (expected one of {})", DEVICE_NAMES.join(", ")))),
+        other => {
+            Err(ModelError::Device(format!("unknown device `{other}` (expected one of {})", DEVICE_NAMES.join(", "))))
+        }
     }
 }
 

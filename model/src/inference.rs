@@ -41,7 +41,7 @@ pub fn infer(
     device: &Device,
 ) -> Result<Inference, ModelError> {
     let size = layout.size();
-    if planes.is_empty() || planes.len() % size != 0 {
+    if planes.is_empty() || !planes.len().is_multiple_of(size) {
         return Err(ModelError::Input(format!(
             "{} floats are not a whole number of {layout} observations ({size} each)",
             planes.len()
@@ -88,7 +88,7 @@ pub fn choose_action(probs: &[f32], temperature: f32, rng: &mut impl Rng) -> Opt
     }
     let weights: Vec<(usize, f64)> = legal().map(|(a, &p)| (a, (p as f64).powf(1.0 / temperature as f64))).collect();
     let total: f64 = weights.iter().map(|w| w.1).sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return legal().next().map(|(a, _)| a as u16);
     }
     let mut x = rng.random::<f64>() * total;

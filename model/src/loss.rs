@@ -26,7 +26,12 @@ impl LossTerms {
 /// `policy_target`: `[B, 1800]` distributions over legal actions;
 /// `outcome`: `[B]` result index (0 loss, 1 draw, 2 win) for the player to
 /// act; `belief_targets`: `[B, 100]` from `VecEnv::belief_targets`.
-pub fn loss_terms(out: &NetOutput, policy_target: Tensor<2>, outcome: Tensor<1, Int>, belief_targets: &[i32]) -> LossTerms {
+pub fn loss_terms(
+    out: &NetOutput,
+    policy_target: Tensor<2>,
+    outcome: Tensor<1, Int>,
+    belief_targets: &[i32],
+) -> LossTerms {
     let device = policy_target.device();
     let [batch, _] = policy_target.dims();
     let policy = (log_softmax(out.policy_logits.clone(), 1) * policy_target).sum_dim(1).mean().neg();

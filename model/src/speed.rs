@@ -71,7 +71,8 @@ pub fn measure_model(
         let (x, mask) = inputs(&train_device);
         let start = Instant::now();
         let out = net.forward(x, mask);
-        let target = Tensor::<2>::from_data(TensorData::new(policy_target.clone(), [batch, NUM_ACTIONS]), &train_device);
+        let target =
+            Tensor::<2>::from_data(TensorData::new(policy_target.clone(), [batch, NUM_ACTIONS]), &train_device);
         let outcome = Tensor::<1, Int>::from_data(TensorData::new(vec![2i64; batch], [batch]), &train_device);
         let loss = loss_terms(&out, target, outcome, &targets).total(0.5);
         let grads = GradientsParams::from_grads(loss.backward(), &net);

@@ -1,8 +1,8 @@
 //! The network, its heads, checkpoints and one training step.
 
 use burn::optim::{AdamWConfig, GradientsParams};
-use rand::SeedableRng;
 use burn::tensor::{Bool, Int, Tensor, TensorData};
+use rand::SeedableRng;
 use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
 use stratego_model::loss::loss_terms;
 use stratego_model::{device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, StrategoNet, PRESETS};

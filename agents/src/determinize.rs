@@ -1,0 +1,176 @@
+//! Determinization: a full engine state consistent with a player's view, for
+//! search players that need to simulate moves.
+//!
+//! The engine plays only with known pieces, so a search first gives every
+//! hidden opponent piece a concrete type. The assignment is drawn uniformly
+//! among those consistent with the view: the unknown Bombs and Flag go to
+//! hidden pieces that never moved, and the unknown movable pieces are
+//! shuffled over the remaining hidden pieces. The marginal distribution of
+//! each hidden piece under this draw is exactly the counting prior (moved:
+//! `unknown[t] / U`; unmoved: `unknown[Bomb] / n_unmoved`, ...), so sampling
+//! adds no knowledge the view does not have.
+//!
+//! The determinized state is a root position (no history): the two-square
+//! and chasing rules start afresh in it, so the searcher takes its own legal
+//! moves from the view, which has the exact ones.
+
+use rand::seq::SliceRandom;
+use stratego_engine::{Board, Piece, PieceType, Position, Square, State};
+
+use crate::player::AgentRng;
+use crate::view::{Cell, InfoView};
+
+/// A state consistent with `view`, hidden opponent types drawn with `rng`.
+pub fn determinize(view: &InfoView<'_>, rng: &mut AgentRng) -> State {
+    let opponent = view.opponent();
+    let mut board = Board::default();
+    let (mut hidden_moved, mut hidden_unmoved) = (Vec::new(), Vec::new());
+    for (i, cell) in view.cells.iter().enumerate() {
+        let sq = Square::new(i as u8).expect("board cells are below 100");
+        match *cell {
+            Cell::Empty => {}
+            Cell::Own(piece) => board.set(sq, Some(piece)),
+            Cell::Opponent(o) => match o.known {
+                Some(kind) => board
+                    .set(sq, Some(Piece { color: opponent, kind, origin: o.origin, revealed: true, moved: o.moved })),
+                None if o.moved => hidden_moved.push((sq, o)),
+                None => hidden_unmoved.push((sq, o)),
+            },
+        }
+    }
+    let unknown = view.unknown_opponent_counts();
+    let pool = |movable: bool| {
+        PieceType::ALL
+            .iter()
+            .filter(move |t| t.is_movable() == movable)
+            .flat_map(move |&t| std::iter::repeat_n(t, unknown[t.index()] as usize))
+    };
+    let immovable: Vec<PieceType> = pool(false).collect();
+    let mut movable: Vec<PieceType> = pool(true).collect();
+    assert!(
+        immovable.len() <= hidden_unmoved.len()
+            && movable.len() + immovable.len() == hidden_moved.len() + hidden_unmoved.len(),
+        "a view from a real game always has a consistent assignment"
+    );
+    hidden_unmoved.shuffle(rng);
+    movable.shuffle(rng);
+    let kinds = immovable.into_iter().chain(movable);
+    for ((sq, o), kind) in hidden_unmoved.into_iter().chain(hidden_moved).zip(kinds) {
+        board.set(sq, Some(Piece { color: opponent, kind, origin: o.origin, revealed: false, moved: o.moved }));
+    }
+    let position = Position { rules: view.rules, board, to_move: view.me, ply: view.ply, battleless: view.battleless };
+    State::from_position(position).expect("a determinized view is a valid position")
+}
+
+/// `state` with the hidden piece on `sq` given type `kind`, the other hidden
+/// pieces of its side trading types so that the side's army stays the same
+/// (the engine's lost counts and the counting prior depend on it). A piece
+/// that moved never receives a Bomb or the Flag. The swap partner exists
+/// whenever the counting prior gives `kind` a positive probability on `sq`.
+pub fn with_hidden_type(state: &State, sq: Square, kind: PieceType) -> State {
+    let mut position = state.position().clone();
+    let piece = position.board[sq].expect("a chance node is about a piece");
+    if piece.kind == kind {
+        return state.clone();
+    }
+    let old = piece.kind;
+    let hidden = |p: &Piece| p.color == piece.color && !p.revealed;
+    let cells: Vec<(Square, Piece)> = position.board.pieces().filter(|(s, p)| *s != sq && hidden(p)).collect();
+    let set_kind = |board: &mut Board, at: Square, kind: PieceType| {
+        let p = board[at].expect("a listed piece");
+        board.set(at, Some(Piece { kind, ..p }));
+    };
+    let direct = cells.iter().find(|(_, p)| p.kind == kind && (old.is_movable() || !p.moved));
+    match direct {
+        Some(&(partner, _)) => {
+            set_kind(&mut position.board, partner, old);
+        }
+        None => {
+            // `old` is a Bomb or the Flag (so `sq` never moved) and every hidden
+            // piece of type `kind` has moved: pass `old` on to an unmoved hidden
+            // piece with a movable type, which takes over the moved piece's slot.
+            let (partner, _) =
+                *cells.iter().find(|(_, p)| p.kind == kind).expect("the prior gave this type a positive probability");
+            let (third, third_piece) = *cells
+                .iter()
+                .find(|(_, p)| !p.moved && p.kind.is_movable())
+                .expect("an unmoved piece can be movable, so one holds a movable type");
+            set_kind(&mut position.board, partner, third_piece.kind);
+            set_kind(&mut position.board, third, old);
+        }
+    }
+    set_kind(&mut position.board, sq, kind);
+    State::from_position(position).expect("trading hidden types keeps the position valid")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::public_history;
+    use rand::SeedableRng;
+    use stratego_engine::{Color, CountingPrior, PieceSet, Ruleset, Setup};
+
+    fn midgame(seed: u64) -> State {
+        let mut rng = AgentRng::seed_from_u64(seed);
+        let red = Setup::random(PieceSet::Classic, &mut rng);
+        let blue = Setup::random(PieceSet::Classic, &mut rng);
+        let mut state = State::from_setups(Ruleset::classic(), &red, &blue).unwrap();
+        for _ in 0..150 {
+            match state.sample_legal_move(&mut rng) {
+                Some(mv) => state.apply_move(mv).unwrap(),
+                None => break,
+            }
+        }
+        state
+    }
+
+    #[test]
+    fn determinized_states_keep_the_public_information_and_the_armies() {
+        for seed in 0..20 {
+            let state = midgame(seed);
+            if state.is_terminal() {
+                continue;
+            }
+            let history = public_history(&state);
+            let view = InfoView::new(&state, &history);
+            let mut rng = AgentRng::seed_from_u64(seed);
+            let det = determinize(&view, &mut rng);
+            let det_history = public_history(&det);
+            let mut det_view = InfoView::new(&det, &det_history);
+            // The root has no history, and its moves are unrestricted by the
+            // two-square rule; everything else matches.
+            det_view.history = view.history;
+            det_view.legal_moves.clone_from(&view.legal_moves);
+            assert_eq!(det_view, view, "seed {seed}");
+            for color in Color::BOTH {
+                assert_eq!(det.lost(color), state.lost(color));
+            }
+            for mv in &view.legal_moves {
+                assert!(det.is_legal(*mv));
+            }
+        }
+    }
+
+    #[test]
+    fn forcing_a_hidden_type_keeps_the_army_and_the_prior_consistent() {
+        let mut forced = 0;
+        for seed in 0..20 {
+            let state = midgame(seed + 100);
+            if state.is_terminal() {
+                continue;
+            }
+            let me = state.to_move();
+            let prior = CountingPrior::new(&state, me);
+            for (sq, piece) in state.board().pieces().filter(|(_, p)| p.color != me && !p.revealed) {
+                for kind in PieceType::ALL.into_iter().filter(|t| prior.of(&piece)[t.index()] > 0.0) {
+                    let after = with_hidden_type(&state, sq, kind);
+                    assert_eq!(after.board()[sq].unwrap().kind, kind);
+                    assert_eq!(after.lost(me.opponent()), state.lost(me.opponent()));
+                    assert_eq!(CountingPrior::new(&after, me), prior, "public information is unchanged");
+                    forced += 1;
+                }
+            }
+        }
+        assert!(forced > 500, "{forced}");
+    }
+}

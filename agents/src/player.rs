@@ -1,0 +1,48 @@
+//! The one interface every player implements, and the factory the arena
+//! uses to make a fresh player for every game.
+//!
+//! The trait lives here, in a crate that depends on the engine only, so that
+//! a network player can implement it from the model crate later: the
+//! dependency arrow runs model -> agents, never the other way. Such a crate
+//! hands the arena a [`PlayerFactory`] (see `spec::NetworkLoader` for how a
+//! `net:PATH` spec reaches it).
+
+use std::time::Duration;
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_engine::{Move, PieceSet, Setup};
+
+use crate::view::InfoView;
+
+/// The generator every player draws from. A concrete type (not a generic)
+/// keeps the trait object-safe, and the arena seeds one per game and side so
+/// that results do not depend on the order games run in.
+pub type AgentRng = Xoshiro256PlusPlus;
+
+/// A Stratego player. It sees only the acting player's information (the
+/// view), never the hidden truth, and may keep state between the moves of
+/// one game.
+pub trait Player: Send {
+    /// The spec that makes this player, e.g. `expectimax:depth=3`.
+    fn name(&self) -> String;
+
+    /// The starting army, in the owner's frame.
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup;
+
+    /// One of `view.legal_moves` (the view always has at least one).
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Move;
+
+    /// An upper bound on the wall-clock time of one decision, for callers
+    /// that play against a clock (the UCC referee). Players whose decisions
+    /// are fast ignore it. It makes a searching player's choices depend on
+    /// the machine's speed, so the arena never sets it.
+    fn limit_move_time(&mut self, _limit: Duration) {}
+}
+
+/// Makes fresh players of one kind: the arena asks for a new one per game,
+/// so games share no state and can run on any thread in any order.
+pub trait PlayerFactory: Send + Sync {
+    /// The spec of the players it makes.
+    fn name(&self) -> String;
+    fn make(&self) -> Box<dyn Player>;
+}

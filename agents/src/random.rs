@@ -1,0 +1,28 @@
+//! The uniform random player: the floor of every ladder.
+
+use rand::Rng;
+use stratego_engine::{Move, PieceSet, Setup};
+
+use crate::player::{AgentRng, Player};
+use crate::setup_policy::SetupPolicy;
+use crate::view::InfoView;
+
+/// Plays a uniformly random legal move.
+#[derive(Clone, Debug, Default)]
+pub struct RandomPlayer {
+    pub setup: SetupPolicy,
+}
+
+impl Player for RandomPlayer {
+    fn name(&self) -> String {
+        crate::spec::PlayerSpec::Random { setup: self.setup }.to_string()
+    }
+
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        self.setup.choose(set, rng)
+    }
+
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Move {
+        view.legal_moves[rng.random_range(0..view.legal_moves.len())]
+    }
+}

@@ -1,0 +1,249 @@
+//! What a match produced, as numbers, text, a results JSON and a directory
+//! of replayable game records.
+//!
+//! The output directory holds `results.json` (settings, summary, every
+//! game's result) and `games/NNNNN.txt`, one engine `GameRecord` per game
+//! (`stratego replay` reads them). A directory that exists is never written
+//! into unless the caller asks to replace it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::arena::{MatchResult, SetupMode};
+use crate::stats::{Pentanomial, Sprt, SprtDecision};
+
+/// The numbers of a match, from A's side.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct MatchSummary {
+    pub a: String,
+    pub b: String,
+    pub games: u32,
+    pub pairs: u64,
+    pub a_wins: u32,
+    pub draws: u32,
+    pub a_losses: u32,
+    /// A's mean points per game, with the 95 % interval from the pairs.
+    pub score: f64,
+    pub score_lower: f64,
+    pub score_upper: f64,
+    /// A's Elo advantage with its 95 % interval; `None` where infinite (a
+    /// score of 0 or 1 at that end).
+    pub elo: Option<f64>,
+    pub elo_lower: Option<f64>,
+    pub elo_upper: Option<f64>,
+    /// Likelihood of superiority of A.
+    pub los: f64,
+    /// Pairs in which A scored 0, 1/2, 1, 3/2, 2 points.
+    pub pentanomial: [u64; 5],
+    pub draws_by_reason: BTreeMap<String, u32>,
+    pub wins_by_reason: BTreeMap<String, u32>,
+    pub average_plies: f64,
+    pub sprt: Option<SprtSummary>,
+}
+
+#[derive(Clone, PartialEq, Debug, Serialize)]
+pub struct SprtSummary {
+    #[serde(flatten)]
+    pub test: Sprt,
+    /// Always logistic Elo (see `stats`).
+    pub elo_kind: &'static str,
+    pub llr: f64,
+    pub lower_bound: f64,
+    pub upper_bound: f64,
+    pub decision: SprtDecision,
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+impl MatchSummary {
+    pub fn of(result: &MatchResult) -> MatchSummary {
+        let penta: Pentanomial = result.pentanomial();
+        let mut s = MatchSummary {
+            a: result.a.clone(),
+            b: result.b.clone(),
+            games: result.games.len() as u32,
+            pairs: penta.pairs(),
+            a_wins: 0,
+            draws: 0,
+            a_losses: 0,
+            score: penta.score(),
+            score_lower: penta.score_interval().0,
+            score_upper: penta.score_interval().1,
+            elo: finite(penta.elo().elo),
+            elo_lower: finite(penta.elo().lower),
+            elo_upper: finite(penta.elo().upper),
+            los: penta.los(),
+            pentanomial: penta.counts,
+            draws_by_reason: BTreeMap::new(),
+            wins_by_reason: BTreeMap::new(),
+            average_plies: result.games.iter().map(|g| g.plies as f64).sum::<f64>() / result.games.len().max(1) as f64,
+            sprt: None,
+        };
+        for g in &result.games {
+            let reason = g.outcome.reason.name().to_string();
+            let points = g.a_points();
+            if points == 1.0 {
+                s.a_wins += 1;
+            } else if points == 0.0 {
+                s.a_losses += 1;
+            } else {
+                s.draws += 1;
+            }
+            let tally = if g.outcome.winner.is_some() { &mut s.wins_by_reason } else { &mut s.draws_by_reason };
+            *tally.entry(reason).or_default() += 1;
+        }
+        if let (Some(test), Some(decision)) = (result.config.sprt, result.sprt_decision) {
+            let (lower_bound, upper_bound) = test.bounds();
+            s.sprt = Some(SprtSummary {
+                test,
+                elo_kind: "logistic",
+                llr: test.llr(&penta),
+                lower_bound,
+                upper_bound,
+                decision,
+            });
+        }
+        s
+    }
+
+    /// The human-readable report the CLI prints.
+    pub fn to_text(&self) -> String {
+        let elo = |x: Option<f64>, inf: &str| x.map_or(inf.to_string(), |v| format!("{v:+.1}"));
+        let tally = |m: &BTreeMap<String, u32>| {
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")
+            }
+        };
+        let mut t = String::new();
+        let _ = writeln!(t, "A = {}, B = {}: {} games in {} pairs", self.a, self.b, self.games, self.pairs);
+        let _ = writeln!(t, "W/D/L (A): {} / {} / {}", self.a_wins, self.draws, self.a_losses);
+        let _ = writeln!(t, "score (A): {:.4} [{:.4}, {:.4}] (95%)", self.score, self.score_lower, self.score_upper);
+        let _ = writeln!(
+            t,
+            "elo (A - B): {} [{}, {}] (95%, from the pentanomial pair results)",
+            elo(self.elo, if self.score >= 1.0 { "+inf" } else { "-inf" }),
+            elo(self.elo_lower, "-inf"),
+            elo(self.elo_upper, "+inf")
+        );
+        let _ = writeln!(t, "LOS (A > B): {:.4}", self.los);
+        let p = self.pentanomial;
+        let _ = writeln!(t, "pairs by A's points 0/0.5/1/1.5/2: {} {} {} {} {}", p[0], p[1], p[2], p[3], p[4]);
+        let _ = writeln!(t, "wins by reason: {}", tally(&self.wins_by_reason));
+        let _ = writeln!(t, "draws by reason: {}", tally(&self.draws_by_reason));
+        let _ = writeln!(t, "average game length: {:.1} plies", self.average_plies);
+        if let Some(s) = &self.sprt {
+            let verdict = match s.decision {
+                SprtDecision::AcceptH1 => "H1 accepted (A is stronger by elo1 or more)",
+                SprtDecision::AcceptH0 => "H0 accepted (A is not stronger by elo1)",
+                SprtDecision::Continue => "undecided at the game limit",
+            };
+            let _ = writeln!(
+                t,
+                "SPRT (logistic elo0 {}, elo1 {}, alpha {}, beta {}): LLR {:.3} in [{:.3}, {:.3}]: {verdict}",
+                s.test.elo0, s.test.elo1, s.test.alpha, s.test.beta, s.llr, s.lower_bound, s.upper_bound
+            );
+        }
+        t
+    }
+}
+
+/// One game's line in the results JSON.
+#[derive(Serialize)]
+struct GameLine {
+    index: u32,
+    pair: u32,
+    red: &'static str,
+    result: String,
+    a_points: f64,
+    plies: u32,
+    record: String,
+}
+
+#[derive(Serialize)]
+struct ResultsFile<'a> {
+    format: &'static str,
+    a: &'a str,
+    b: &'a str,
+    games_requested: u32,
+    seed: u64,
+    setups: SetupMode,
+    rules: String,
+    rules_id: String,
+    summary: &'a MatchSummary,
+    games: Vec<GameLine>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("{0} already exists; not writing into it (choose another --out or pass --overwrite)")]
+    Exists(PathBuf),
+    #[error("cannot write {path}: {why}")]
+    Io { path: PathBuf, why: String },
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
+    move |e| OutputError::Io { path: path.to_path_buf(), why: e.to_string() }
+}
+
+/// Creates `dir` (and its parents); an existing one is an error unless
+/// `replace`, which removes it first.
+pub fn create_output_dir(dir: &Path, replace: bool) -> Result<(), OutputError> {
+    if dir.exists() {
+        if !replace {
+            return Err(OutputError::Exists(dir.to_path_buf()));
+        }
+        std::fs::remove_dir_all(dir).map_err(io(dir))?;
+    }
+    std::fs::create_dir_all(dir).map_err(io(dir))
+}
+
+/// The path of game `index`'s record inside an output directory.
+pub fn record_path(index: u32) -> String {
+    format!("games/{index:05}.txt")
+}
+
+/// Writes `results.json` and every game's record into `dir`, which
+/// `create_output_dir` made.
+pub fn write_match(dir: &Path, result: &MatchResult, summary: &MatchSummary) -> Result<PathBuf, OutputError> {
+    let games_dir = dir.join("games");
+    std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
+    for g in &result.games {
+        let path = dir.join(record_path(g.index));
+        std::fs::write(&path, g.record.to_text()).map_err(io(&path))?;
+    }
+    let file = ResultsFile {
+        format: "stratego-arena-results v1",
+        a: &result.a,
+        b: &result.b,
+        games_requested: result.config.games,
+        seed: result.config.seed,
+        setups: result.config.setups,
+        rules: result.config.rules.canonical(),
+        rules_id: result.config.rules.id().to_string(),
+        summary,
+        games: result
+            .games
+            .iter()
+            .map(|g| GameLine {
+                index: g.index,
+                pair: g.pair(),
+                red: if g.a_is_red { "A" } else { "B" },
+                result: g.outcome.to_string(),
+                a_points: g.a_points(),
+                plies: g.plies,
+                record: record_path(g.index),
+            })
+            .collect(),
+    };
+    let path = dir.join("results.json");
+    let text = serde_json::to_string_pretty(&file).expect("results serialise");
+    std::fs::write(&path, text + "\n").map_err(io(&path))?;
+    Ok(path)
+}

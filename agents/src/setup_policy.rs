@@ -1,0 +1,205 @@
+//! How a player chooses its starting army: uniformly at random (the default),
+//! or by a simple handcrafted recipe that human players would recognise.
+//!
+//! The handcrafted recipe, in the owner's frame (row 0 is the back row):
+//! the Flag on the back row; Bombs on the Flag's neighbours (beside it and in
+//! front of it) while Bombs last, the remaining Bombs in rows 0-2; up to three
+//! Scouts on front-row squares that face open ground (columns a, b, e, f, i,
+//! j), which also guarantees the army can move; the Marshal and the General
+//! in rows 1-2; the Spy next to the General when a square is free; two
+//! Miners kept in rows 0-1 for the endgame; everything else on random free
+//! squares (rows 1-3 for the sparse Barrage army). Every choice among the
+//! allowed squares is random, so the setup varies from game to game.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use stratego_engine::setup::SETUP_SQUARES;
+use stratego_engine::{PieceSet, PieceType, Setup};
+
+use crate::player::AgentRng;
+
+/// A setup policy, chosen with the `setup=` option of a player spec.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum SetupPolicy {
+    /// Uniform over the arrangements that can move (`Setup::random`).
+    #[default]
+    Random,
+    /// The handcrafted recipe of the module documentation.
+    Handcrafted,
+}
+
+impl SetupPolicy {
+    pub fn choose(self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        match self {
+            SetupPolicy::Random => Setup::random(set, rng),
+            SetupPolicy::Handcrafted => handcrafted(set, rng),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SetupPolicy::Random => "random",
+            SetupPolicy::Handcrafted => "handcrafted",
+        }
+    }
+}
+
+impl fmt::Display for SetupPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SetupPolicy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "random" => Ok(SetupPolicy::Random),
+            "handcrafted" => Ok(SetupPolicy::Handcrafted),
+            _ => Err("expected `random` or `handcrafted`".to_string()),
+        }
+    }
+}
+
+/// Front-row columns that face open ground rather than a lake.
+const OPEN_FRONT_COLUMNS: [usize; 6] = [0, 1, 4, 5, 8, 9];
+
+/// A setup being filled: the slots and the pieces still to place.
+struct Draft {
+    slots: [Option<PieceType>; SETUP_SQUARES],
+    left: [u8; PieceType::COUNT],
+}
+
+impl Draft {
+    fn place(&mut self, cell: usize, kind: PieceType) {
+        debug_assert!(self.slots[cell].is_none() && self.left[kind.index()] > 0);
+        self.slots[cell] = Some(kind);
+        self.left[kind.index()] -= 1;
+    }
+
+    fn free_in(&self, rows: std::ops::RangeInclusive<usize>) -> Vec<usize> {
+        rows.flat_map(|r| (0..10).map(move |c| 10 * r + c)).filter(|&i| self.slots[i].is_none()).collect()
+    }
+
+    /// Places up to `count` pieces of `kind` on random free cells of `rows`
+    /// (on any free cell once those run out).
+    fn scatter(&mut self, kind: PieceType, count: u8, rows: std::ops::RangeInclusive<usize>, rng: &mut AgentRng) {
+        for _ in 0..count.min(self.left[kind.index()]) {
+            let mut free = self.free_in(rows.clone());
+            if free.is_empty() {
+                free = self.free_in(0..=3);
+            }
+            let cell = free[rng.random_range(0..free.len())];
+            self.place(cell, kind);
+        }
+    }
+}
+
+fn handcrafted(set: PieceSet, rng: &mut AgentRng) -> Setup {
+    loop {
+        let mut d = Draft { slots: [None; SETUP_SQUARES], left: set.counts() };
+        let flag = rng.random_range(0..10);
+        d.place(flag, PieceType::Flag);
+        let mut guards: Vec<usize> =
+            [flag.checked_sub(1).filter(|_| flag % 10 > 0), Some(flag + 1).filter(|_| flag % 10 < 9)]
+                .into_iter()
+                .flatten()
+                .chain([flag + 10])
+                .collect();
+        guards.shuffle(rng);
+        for cell in guards {
+            if d.left[PieceType::Bomb.index()] > 0 {
+                d.place(cell, PieceType::Bomb);
+            }
+        }
+        d.scatter(PieceType::Bomb, u8::MAX, 0..=2, rng);
+        let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect();
+        front.shuffle(rng);
+        for cell in front.into_iter().take(3) {
+            if d.left[PieceType::Scout.index()] > 0 {
+                d.place(cell, PieceType::Scout);
+            }
+        }
+        d.scatter(PieceType::Marshal, 1, 1..=2, rng);
+        d.scatter(PieceType::General, 1, 1..=2, rng);
+        if let Some(general) = d.slots.iter().position(|s| *s == Some(PieceType::General)) {
+            let mut beside: Vec<usize> =
+                [general.checked_sub(10), general.checked_sub(1), Some(general + 1), Some(general + 10)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&n| n < SETUP_SQUARES && (n / 10 == general / 10 || n % 10 == general % 10))
+                    .filter(|&n| d.slots[n].is_none())
+                    .collect();
+            beside.shuffle(rng);
+            if let (Some(&cell), true) = (beside.first(), d.left[PieceType::Spy.index()] > 0) {
+                d.place(cell, PieceType::Spy);
+            }
+        }
+        d.scatter(PieceType::Spy, 1, 1..=2, rng);
+        d.scatter(PieceType::Miner, 2, 0..=1, rng);
+        let rest_rows = if set.army_size() == SETUP_SQUARES { 0..=3 } else { 1..=3 };
+        for kind in PieceType::ALL {
+            d.scatter(kind, u8::MAX, rest_rows.clone(), rng);
+        }
+        let setup = Setup::from_slots(d.slots, set).expect("the recipe places exactly the army");
+        if setup.can_move() {
+            return setup;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn handcrafted_setups_are_valid_armies_with_a_guarded_back_row_flag() {
+        for set in [PieceSet::Classic, PieceSet::Barrage] {
+            let mut rng = AgentRng::seed_from_u64(3);
+            let mut flag_columns = std::collections::BTreeSet::new();
+            for _ in 0..300 {
+                let setup = SetupPolicy::Handcrafted.choose(set, &mut rng);
+                setup.validate(set).unwrap();
+                assert!(setup.can_move());
+                let flag = setup.slots().iter().position(|s| *s == Some(PieceType::Flag)).unwrap();
+                assert!(flag < 10, "flag on the back row: {setup}");
+                flag_columns.insert(flag);
+                let bomb_in_front = setup.get(flag + 10) == Some(PieceType::Bomb);
+                if set == PieceSet::Classic {
+                    assert!(bomb_in_front || setup.get(flag + 10).is_none(), "bomb in front of the flag: {setup}");
+                    let beside = [flag.checked_sub(1).filter(|_| flag > 0), Some(flag + 1).filter(|_| flag < 9)];
+                    for cell in beside.into_iter().flatten() {
+                        assert_eq!(setup.get(cell), Some(PieceType::Bomb), "bomb beside the flag: {setup}");
+                    }
+                } else {
+                    let guarded = [
+                        flag.checked_sub(1).filter(|_| flag > 0),
+                        Some(flag + 1).filter(|_| flag < 9),
+                        Some(flag + 10),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .any(|c| setup.get(c) == Some(PieceType::Bomb));
+                    assert!(guarded, "the Barrage bomb guards the flag: {setup}");
+                }
+            }
+            assert!(flag_columns.len() >= 8, "the flag's column varies: {flag_columns:?}");
+        }
+    }
+
+    #[test]
+    fn setup_policies_are_reproducible_and_parse_by_name() {
+        for policy in [SetupPolicy::Random, SetupPolicy::Handcrafted] {
+            let a = policy.choose(PieceSet::Classic, &mut AgentRng::seed_from_u64(9));
+            let b = policy.choose(PieceSet::Classic, &mut AgentRng::seed_from_u64(9));
+            assert_eq!(a, b);
+            assert_eq!(policy.name().parse::<SetupPolicy>(), Ok(policy));
+        }
+        assert!("clever".parse::<SetupPolicy>().is_err());
+    }
+}

@@ -1,0 +1,270 @@
+//! `stratego arena`, `stratego ladder`, `stratego register run` and
+//! `stratego bench agents`: thin wrappers over `stratego_agents`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use clap::{Args, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use stratego_agents::arena::{play_match, GameResult, MatchConfig, SetupMode};
+use stratego_agents::bench::{arena_games_per_second, expectimax_nodes_per_second};
+use stratego_agents::expectimax::ExpectimaxConfig;
+use stratego_agents::ladder::{play_ladder, write_ladder};
+use stratego_agents::registration;
+use stratego_agents::report::{create_output_dir, write_match, MatchSummary};
+use stratego_agents::spec;
+use stratego_agents::stats::Sprt;
+use stratego_agents::PlayerFactory;
+
+use crate::{output, CliError, RulesArgs};
+
+/// The settings every match command shares.
+#[derive(Args)]
+pub struct MatchArgs {
+    /// Games per match (an even number: games are played in pairs with the seats swapped).
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// `swap`: setups belong to the seats and the players swap both (setup luck cancels in a pair);
+    /// `own`: each player keeps its own setup.
+    #[arg(long, default_value = "swap")]
+    setups: String,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output directory (default under runs/); an existing one is refused.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Replace the output directory if it exists.
+    #[arg(long)]
+    overwrite: bool,
+    #[command(flatten)]
+    rules: RulesArgs,
+}
+
+#[derive(Args)]
+pub struct ArenaArgs {
+    /// Player A: random, greedy, expectimax:depth=N[,nodes=N,time=MS], with setup=handcrafted as an option.
+    #[arg(long)]
+    a: String,
+    /// Player B, as A.
+    #[arg(long)]
+    b: String,
+    /// Stop as soon as an SPRT decides: `elo0,elo1,alpha,beta` (logistic Elo, GSPRT on pentanomial pairs).
+    #[arg(long)]
+    sprt: Option<String>,
+    #[command(flatten)]
+    settings: MatchArgs,
+}
+
+#[derive(Args)]
+pub struct LadderArgs {
+    /// Two or more player specs.
+    #[arg(required = true, num_args = 2..)]
+    specs: Vec<String>,
+    #[command(flatten)]
+    settings: MatchArgs,
+}
+
+#[derive(Subcommand)]
+pub enum RegisterCommand {
+    /// Play a registered comparison and append its outcome and decision to the file's results log.
+    Run {
+        file: PathBuf,
+        /// Where match outputs go: <DIR>/<file stem>/run-<K>/.
+        #[arg(long, default_value = "runs/registrations")]
+        out_root: PathBuf,
+        /// Worker threads (default: every core). Results do not depend on it.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+}
+
+#[derive(Args)]
+pub struct BenchAgentsArgs {
+    /// Games per arena throughput measurement.
+    #[arg(long, default_value_t = 1000)]
+    games: u32,
+    /// Positions searched for the expectimax figure.
+    #[arg(long, default_value_t = 40)]
+    positions: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl MatchArgs {
+    fn config(&self, sprt: Option<Sprt>) -> Result<MatchConfig, CliError> {
+        let setups: SetupMode = self.setups.parse()?;
+        if self.games == 0 || self.games % 2 == 1 {
+            return Err(
+                format!("--games must be even and positive (games are played in pairs), got {}", self.games).into()
+            );
+        }
+        Ok(MatchConfig { rules: self.rules.ruleset()?, games: self.games, seed: self.seed, setups, sprt })
+    }
+
+    /// Runs `work` on a pool of `--threads` workers (or the global pool).
+    fn with_threads<T: Send>(&self, work: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+        with_threads(self.threads, work)
+    }
+
+    fn output_dir(&self, default_name: &str) -> Result<PathBuf, CliError> {
+        let dir = self.out.clone().unwrap_or_else(|| Path::new("runs").join(default_name));
+        create_output_dir(&dir, self.overwrite)?;
+        Ok(dir)
+    }
+}
+
+fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+    match threads {
+        Some(0) => Err("--threads must be at least 1".into()),
+        Some(n) => Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?.install(work)),
+        None => Ok(work()),
+    }
+}
+
+/// A file-name-safe version of a spec (`expectimax:depth=3` -> `expectimax-depth3`).
+fn slug(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_ascii_alphanumeric() => Some(c),
+            '=' => None,
+            _ => Some('-'),
+        })
+        .collect();
+    s.truncate(60);
+    s
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt, CliError> {
+    let numbers: Vec<f64> = text
+        .split(',')
+        .map(|t| t.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("--sprt expects four numbers elo0,elo1,alpha,beta, got `{text}`"))?;
+    match numbers[..] {
+        [elo0, elo1, alpha, beta] => Ok(Sprt::new(elo0, elo1, alpha, beta)?),
+        _ => Err(format!("--sprt expects four numbers elo0,elo1,alpha,beta, got `{text}`").into()),
+    }
+}
+
+/// A progress bar on stderr with games played and A's running score; it
+/// draws nothing when stderr is not a terminal.
+struct Progress {
+    bar: ProgressBar,
+    half_points: AtomicU64,
+    games: AtomicU64,
+}
+
+impl Progress {
+    fn new(total: u64) -> Progress {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}")
+                .expect("a valid template")
+                .progress_chars("=> "),
+        );
+        Progress { bar, half_points: AtomicU64::new(0), games: AtomicU64::new(0) }
+    }
+
+    fn game(&self, label: &str, g: &GameResult) {
+        let half =
+            self.half_points.fetch_add((2.0 * g.a_points()) as u64, Ordering::Relaxed) + (2.0 * g.a_points()) as u64;
+        let games = self.games.fetch_add(1, Ordering::Relaxed) + 1;
+        self.bar.inc(1);
+        self.bar.set_message(format!("{label} score {:.3}", half as f64 / 2.0 / games as f64));
+    }
+}
+
+pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
+    let a = spec::factory(&args.a)?;
+    let b = spec::factory(&args.b)?;
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let settings = &args.settings;
+    let config = settings.config(sprt)?;
+    let dir = settings.output_dir(&format!(
+        "arena-{}-vs-{}-seed{}-{}games",
+        slug(&a.name()),
+        slug(&b.name()),
+        config.seed,
+        config.games
+    ))?;
+    let progress = Progress::new(config.games as u64);
+    let result =
+        settings.with_threads(|| play_match(a.as_ref(), b.as_ref(), &config, &|g| progress.game("A", g)))??;
+    progress.bar.finish_and_clear();
+    let summary = MatchSummary::of(&result);
+    let results = write_match(&dir, &result, &summary)?;
+    writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
+        .map_err(output)?;
+    write!(out, "{}", summary.to_text()).map_err(output)?;
+    writeln!(
+        out,
+        "results: {}\nrecords: {} ({} games)",
+        results.display(),
+        dir.join("games").display(),
+        result.games.len()
+    )
+    .map_err(output)?;
+    Ok(())
+}
+
+pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
+    let players: Vec<Arc<dyn PlayerFactory>> = args.specs.iter().map(|s| spec::factory(s)).collect::<Result<_, _>>()?;
+    let settings = &args.settings;
+    let config = settings.config(None)?;
+    let names: Vec<String> = players.iter().map(|p| slug(&p.name())).collect();
+    let dir = settings.output_dir(&format!("ladder-{}-seed{}-{}games", names.join("-"), config.seed, config.games))?;
+    let pairings = players.len() * (players.len() - 1) / 2;
+    let progress = Progress::new((pairings as u64) * config.games as u64);
+    let result = settings.with_threads(|| play_ladder(&players, &config, &|_, g| progress.game("pairing A", g)))??;
+    progress.bar.finish_and_clear();
+    let title = format!("Ladder: {} games per pairing, seed {}", config.games, config.seed);
+    let (json, png) = write_ladder(&dir, &result, &title)?;
+    write!(out, "{}", result.to_text()).map_err(output)?;
+    writeln!(out, "ratings: {}\nchart: {}\nmatches: {}/pairing-*/", json.display(), png.display(), dir.display())
+        .map_err(output)?;
+    Ok(())
+}
+
+pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), CliError> {
+    let RegisterCommand::Run { file, out_root, threads } = command;
+    let prepared = registration::prepare(&file)?;
+    let progress = Progress::new(prepared.config.games as u64);
+    let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &|g| progress.game("A", g)))??;
+    progress.bar.finish_and_clear();
+    write!(out, "{}", outcome.summary.to_text()).map_err(output)?;
+    writeln!(out, "decision: {}", outcome.logged.decision).map_err(output)?;
+    writeln!(
+        out,
+        "appended result {} to {}; match output in {}",
+        outcome.logged.run,
+        file.display(),
+        outcome.output.display()
+    )
+    .map_err(output)?;
+    Ok(())
+}
+
+pub fn bench_agents(out: &mut impl Write, args: BenchAgentsArgs) -> Result<(), CliError> {
+    let threads = rayon::current_num_threads();
+    for spec in ["random", "greedy"] {
+        let (rate, length) = arena_games_per_second(spec, args.games, args.seed)?;
+        writeln!(out, "agents arena {spec} vs {spec} ({threads} threads): {rate:.1} games/s").map_err(output)?;
+        writeln!(out, "agents arena {spec} vs {spec} game length: {length:.1} plies").map_err(output)?;
+    }
+    let config = ExpectimaxConfig::default();
+    let (rate, depth) = expectimax_nodes_per_second(config, args.positions, args.seed);
+    writeln!(
+        out,
+        "agents expectimax search (depth {}, {} nodes): {rate:.0} nodes/s per core",
+        config.depth, config.nodes
+    )
+    .map_err(output)?;
+    writeln!(out, "agents expectimax completed depth: {depth:.2} plies").map_err(output)?;
+    Ok(())
+}

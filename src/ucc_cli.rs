@@ -1,0 +1,60 @@
+//! `stratego ucc-bot`: one of our players as a UCC 2012 referee bot.
+//!
+//! The referee starts the bot with no arguments, so it is launched through a
+//! script that ends in `exec stratego ucc-bot --agent SPEC ...`. Moves go to
+//! stdout, diagnostics to stderr, and the game record is written line by line
+//! to `--record` (the referee kills the bot as soon as the game ends).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use rand::SeedableRng;
+use stratego_agents::ucc::{self, UccEnd};
+use stratego_agents::{spec, AgentRng};
+
+use crate::CliError;
+
+#[derive(Args)]
+pub struct UccBotArgs {
+    /// The player: random, greedy, expectimax:depth=N[,...].
+    #[arg(long)]
+    agent: String,
+    /// The game record, written move by move (an existing file is refused).
+    /// Default: runs/ucc/<unix seconds>-<process id>.txt.
+    #[arg(long)]
+    record: Option<PathBuf>,
+    /// Time limit per decision in milliseconds (the referee's default limit is 2000).
+    #[arg(long, default_value_t = 1000)]
+    move_time_ms: u64,
+    /// Seed of the player's generator (default: from the clock, and written to the record).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
+    let factory = spec::factory(&args.agent)?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let seed = args.seed.unwrap_or(now.as_nanos() as u64);
+    let path = args.record.unwrap_or_else(|| {
+        PathBuf::from("runs").join("ucc").join(format!("{}-{}.txt", now.as_secs(), std::process::id()))
+    });
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let mut record = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| format!("cannot create the record {}: {e}", path.display()))?;
+    let mut player = factory.make();
+    let mut rng = AgentRng::seed_from_u64(seed);
+    let stdin = io::stdin().lock();
+    let end =
+        ucc::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, Duration::from_millis(args.move_time_ms))?;
+    if end == UccEnd::Closed {
+        eprintln!("ucc-bot: the referee closed the input without QUIT");
+    }
+    Ok(())
+}

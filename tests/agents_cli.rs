@@ -1,0 +1,183 @@
+//! End-to-end tests of `stratego arena`, `ladder`, `register run`,
+//! `ucc-bot` and `bench agents`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn stratego(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stratego-agents-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_one_line_error(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
+}
+
+#[test]
+fn arena_reports_and_writes_results_and_records_and_never_overwrites() {
+    let dir = scratch("arena");
+    let out = dir.join("match");
+    let o = out.to_str().unwrap();
+    let args =
+        ["arena", "--a", "greedy", "--b", "random", "--games", "8", "--seed", "3", "--pieces", "barrage", "--out", o];
+    let first = stratego(&args);
+    assert!(first.status.success(), "{}", stderr(&first));
+    let text = stdout(&first);
+    for needle in
+        ["W/D/L (A): ", "score (A): ", "elo (A - B): ", "LOS (A > B): ", "draws by reason: ", "average game length: "]
+    {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+    assert!(out.join("results.json").exists());
+    assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 8);
+    let replayed = stratego(&["replay", out.join("games/00000.txt").to_str().unwrap()]);
+    assert!(replayed.status.success(), "{}", stderr(&replayed));
+    assert!(stderr(&first).is_empty(), "no progress bar when stderr is not a terminal: {}", stderr(&first));
+
+    let results = std::fs::read_to_string(out.join("results.json")).unwrap();
+    assert_one_line_error(&stratego(&args), "already exists");
+    assert_eq!(std::fs::read_to_string(out.join("results.json")).unwrap(), results, "nothing was overwritten");
+    let mut again = args.to_vec();
+    again.extend(["--overwrite", "--threads", "1"]);
+    let second = stratego(&again);
+    assert!(second.status.success(), "{}", stderr(&second));
+    assert_eq!(stdout(&second), text, "the same seed gives the same match on one thread");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_specs_and_settings_are_one_error_line() {
+    let arena = |a: &str, extra: &[&str]| {
+        let mut args = vec!["arena", "--a", a, "--b", "random", "--pieces", "barrage", "--out", "/nonexistent/x"];
+        args.extend(extra);
+        if !extra.contains(&"--games") {
+            args.extend(["--games", "2"]);
+        }
+        stratego(&args)
+    };
+    assert_one_line_error(&arena("alphazero", &[]), "unknown player `alphazero`");
+    assert_one_line_error(&arena("expectimax:depth=x", &[]), "bad value `x` for option `depth`");
+    assert_one_line_error(&arena("net:runs/x/ckpt.safetensors", &[]), "arrive with the model crate");
+    assert_one_line_error(&arena("greedy", &["--games", "3"]), "must be even");
+    assert_one_line_error(&arena("greedy", &["--sprt", "0,5"]), "four numbers");
+    assert_one_line_error(&arena("greedy", &["--setups", "mine"]), "unknown setup mode");
+}
+
+#[test]
+fn ladder_prints_ratings_and_draws_a_png() {
+    let dir = scratch("ladder");
+    let out = dir.join("ladder");
+    let o = stratego(&[
+        "ladder",
+        "random",
+        "greedy",
+        "greedy:setup=handcrafted",
+        "--games",
+        "6",
+        "--seed",
+        "2",
+        "--pieces",
+        "barrage",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("Bradley-Terry ratings (Elo relative to random"), "{text}");
+    assert!(text.contains("greedy:setup=handcrafted"), "{text}");
+    let png = std::fs::read(out.join("ladder.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert!(out.join("ladder.json").exists() && out.join("pairing-0-1/results.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn register_run_appends_to_the_file() {
+    let dir = scratch("register");
+    let file = dir.join("reg.toml");
+    let registration = "a = \"greedy\"\nb = \"random\"\ngames = 4\nseed = 1\n\
+        rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200\"\n\
+        \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
+    std::fs::write(&file, registration).unwrap();
+    let o = stratego(&["register", "run", file.to_str().unwrap(), "--out-root", dir.join("out").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("decision: "), "{}", stdout(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with(registration) && text.contains("[[results]]\nrun = 1\n"), "{text}");
+    assert_one_line_error(&stratego(&["register", "run", dir.join("none.toml").to_str().unwrap()]), "cannot read");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ucc_bot_sets_up_moves_and_quits_on_the_referees_word() {
+    let dir = scratch("ucc");
+    let record = dir.join("game.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
+        .args(["ucc-bot", "--agent", "greedy", "--seed", "5", "--record", record.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_bot = child.stdin.take().unwrap();
+    let mut from_bot = BufReader::new(child.stdout.take().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        from_bot.read_line(&mut line).unwrap();
+        line
+    };
+    writeln!(to_bot, "RED ./blue 10 10").unwrap();
+    let setup: Vec<String> = (0..4).map(|_| read()).collect();
+    assert!(setup.iter().all(|l| l.len() == 11 && l.ends_with('\n')), "{setup:?}");
+    writeln!(to_bot, "START").unwrap();
+    for line in &setup {
+        write!(to_bot, "{line}").unwrap();
+    }
+    for row in ["..++..++..", "..++..++..", "##########", "##########", "##########", "##########"] {
+        writeln!(to_bot, "{row}").unwrap();
+    }
+    let mv = read();
+    let words: Vec<&str> = mv.split_whitespace().collect();
+    assert!(words.len() >= 3 && ["UP", "DOWN", "LEFT", "RIGHT"].contains(&words[2]), "{mv}");
+    writeln!(to_bot, "QUIT ./blue BLUE SURRENDER 1 148 148").unwrap();
+    assert!(child.wait().unwrap().success());
+    let log = std::fs::read_to_string(&record).unwrap();
+    assert!(log.starts_with("stratego-ucc-log v1\n") && log.contains("seed 5\n"), "{log}");
+    assert!(log.ends_with("end QUIT ./blue BLUE SURRENDER 1 148 148\n"), "{log}");
+    // The record is never overwritten.
+    let again = stratego(&["ucc-bot", "--agent", "greedy", "--record", record.to_str().unwrap()]);
+    assert_one_line_error(&again, "cannot create the record");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_agents_prints_one_figure_per_line() {
+    let o = stratego(&["bench", "agents", "--games", "4", "--positions", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("agents arena random vs random"), "{text}");
+    assert!(text.contains("agents expectimax search"), "{text}");
+    for line in text.lines() {
+        let (_, value) = line.split_once(": ").unwrap_or_else(|| panic!("`NAME: NUMBER UNIT`: {line}"));
+        let mut parts = value.splitn(2, ' ');
+        assert!(parts.next().unwrap().parse::<f64>().is_ok(), "{line}");
+        assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
+    }
+}
