@@ -1,35 +1,11 @@
 //! End-to-end tests of `stratego arena`, `ladder`, `register run`,
 //! `ucc-bot` and `bench agents`.
 
+mod common;
+use common::*;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn stratego(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-agents-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn assert_one_line_error(o: &Output, needle: &str) {
-    assert_eq!(o.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
-    let err = stderr(o);
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
-}
+use std::process::{Command, Stdio};
 
 #[test]
 fn arena_reports_and_writes_results_and_records_and_never_overwrites() {

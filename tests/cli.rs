@@ -1,36 +1,9 @@
 //! End-to-end tests of the `stratego` command.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::*;
 
-fn stratego(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// A fresh scratch directory per test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A bad invocation fails with status 1 and exactly one `error:` line.
-fn assert_one_line_error(o: &Output, needle: &str) {
-    assert_eq!(o.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
-    let err = stderr(o);
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use std::process::Command;
 
 #[test]
 fn play_is_seeded_and_prints_boards_and_result() {
