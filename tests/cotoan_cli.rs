@@ -1,26 +1,7 @@
 //! End-to-end tests of `stratego cotoan ...`.
 
-use std::process::{Command, Output};
-
-fn stratego(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// A bad invocation fails with status 1 and exactly one `error:` line.
-fn assert_one_line_error(o: &Output, needle: &str) {
-    assert_eq!(o.status.code(), Some(1), "stdout: {}\nstderr: {}", stdout(o), stderr(o));
-    let err = stderr(o);
-    assert_eq!(err.lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("error: ") && err.contains(needle), "{err}");
-}
+mod common;
+use common::*;
 
 const DEFAULT: &str =
     "cotoan-rules-v1:threshold=0,horizon=300,horizon-rule=score,operators=add+sub+mul+div+mod,start=red";

@@ -7,8 +7,8 @@ use rand::Rng;
 
 use super::board::{zero_home, Board, Piece};
 use super::moves::Move;
-use super::settings::Settings;
-use super::square::{Square, COLS, ROWS};
+use super::settings::{Operator, Settings};
+use super::square::{Direction, Square, COLS, ROWS};
 use super::state::CoToanState;
 use crate::piece::Color;
 
@@ -39,12 +39,13 @@ fn pick_move(state: &CoToanState, rng: &mut impl Rng) -> Option<Move> {
 
 /// A random structurally valid state (well formed, not necessarily
 /// reachable): both zeros on their home squares (except, one time in
-/// twelve, the side to move's, which makes it a finished game); each
-/// nonzero piece present with a random per-side probability; pieces
-/// scattered over the board or, half of the time, packed into a small
-/// window so that captures and blocked paths are common; the ply anywhere
-/// up to the horizon (a tenth of the time exactly at it). Draws that break a
-/// well-formedness rule (a threshold passed by the wrong side) are redrawn.
+/// twelve, the side to move's, which makes it a finished game); half of the
+/// time an arithmetic probe (see `place_probe`); each other nonzero piece
+/// present with a random per-side probability; pieces scattered over the
+/// board or, half of the time, packed into a small window so that captures
+/// and blocked paths are common; the ply anywhere up to the horizon (a tenth
+/// of the time exactly at it). Draws that break a well-formedness rule (a
+/// threshold passed by the wrong side) are redrawn.
 pub fn synthetic_state(settings: Settings, rng: &mut impl Rng) -> CoToanState {
     loop {
         let ply = if rng.random_bool(0.1) { settings.horizon } else { rng.random_range(0..=settings.horizon) };
@@ -55,6 +56,9 @@ pub fn synthetic_state(settings: Settings, rng: &mut impl Rng) -> CoToanState {
                 pieces.push((zero_home(side), Piece { side, value: 0 }));
             }
         }
+        if rng.random_bool(0.5) {
+            place_probe(&mut pieces, to_move, rng);
+        }
         let (col0, row0, width, height) = if rng.random_bool(0.5) {
             (0, 0, COLS, ROWS)
         } else {
@@ -64,7 +68,7 @@ pub fn synthetic_state(settings: Settings, rng: &mut impl Rng) -> CoToanState {
         for side in Color::BOTH {
             let keep = rng.random_range(0.2..1.0);
             for value in 1..=9 {
-                if !rng.random_bool(keep) {
+                if !rng.random_bool(keep) || pieces.iter().any(|(_, p)| *p == Piece { side, value }) {
                     continue;
                 }
                 let free = |sq: &Square| pieces.iter().all(|(s, _)| s != sq);
@@ -80,6 +84,47 @@ pub fn synthetic_state(settings: Settings, rng: &mut impl Rng) -> CoToanState {
         let board = Board::from_pieces(&pieces).expect("distinct squares and identities");
         if let Ok(state) = CoToanState::from_parts(settings, board, to_move, ply) {
             return state;
+        }
+    }
+}
+
+/// Places an arithmetic probe for `side`: a random attacker next to a random
+/// own support (its 0 on the home square, or a nonzero piece anywhere), and,
+/// when a randomly chosen operator (enabled or not) gives a positive distance
+/// that stays on the board, an enemy exactly there beyond the support. Random
+/// positions rarely line up like this; the probes make captures, witnesses
+/// of several operators, disabled operators and supporting zeros common.
+fn place_probe(pieces: &mut Vec<(Square, Piece)>, side: Color, rng: &mut impl Rng) {
+    let has_zero = pieces.iter().any(|(_, p)| *p == Piece { side, value: 0 });
+    let attacker = rng.random_range(1..=9u8);
+    let support = loop {
+        let v = rng.random_range(0..=9u8);
+        if v != attacker && (v != 0 || has_zero) {
+            break v;
+        }
+    };
+    let support_square = if support == 0 {
+        zero_home(side)
+    } else {
+        *Square::all().filter(|sq| pieces.iter().all(|(s, _)| s != sq)).collect::<Vec<_>>().choose(rng).expect("room")
+    };
+    let dir = *Direction::ALL.choose(rng).expect("eight directions");
+    let Some(from) = support_square.offset(dir.opposite(), 1).filter(|sq| pieces.iter().all(|(s, _)| s != sq)) else {
+        return;
+    };
+    if support != 0 {
+        pieces.push((support_square, Piece { side, value: support }));
+    }
+    pieces.push((from, Piece { side, value: attacker }));
+    let op = *Operator::ALL.choose(rng).expect("five operators");
+    let Some(distance) = op.capture_distance(attacker, support) else { return };
+    let Some(target) = support_square.offset(dir, distance) else { return };
+    let enemy = side.opponent();
+    let free_values: Vec<u8> =
+        (1..=9).filter(|&v| pieces.iter().all(|(_, p)| *p != Piece { side: enemy, value: v })).collect();
+    if pieces.iter().all(|(s, _)| *s != target) {
+        if let Some(&value) = free_values.choose(rng) {
+            pieces.push((target, Piece { side: enemy, value }));
         }
     }
 }

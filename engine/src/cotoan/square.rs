@@ -76,6 +76,20 @@ impl Direction {
         }
     }
 
+    /// The reverse direction.
+    pub const fn opposite(self) -> Direction {
+        match self {
+            Direction::North => Direction::South,
+            Direction::NorthEast => Direction::SouthWest,
+            Direction::East => Direction::West,
+            Direction::SouthEast => Direction::NorthWest,
+            Direction::South => Direction::North,
+            Direction::SouthWest => Direction::NorthEast,
+            Direction::West => Direction::East,
+            Direction::NorthWest => Direction::SouthEast,
+        }
+    }
+
     /// The direction from `(dc, dr)`, each in -1..=1 and not both zero.
     const fn from_delta(dc: i8, dr: i8) -> Option<Direction> {
         Some(match (dc, dr) {
