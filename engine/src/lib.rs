@@ -19,6 +19,7 @@ pub mod position;
 pub mod record;
 pub mod rules;
 pub mod setup;
+mod short_id;
 pub mod speed;
 pub mod square;
 pub mod state;

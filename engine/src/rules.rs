@@ -4,8 +4,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use sha2::{Digest, Sha256};
-
 use crate::error::RulesError;
 use crate::piece::PieceSet;
 
@@ -45,10 +43,7 @@ pub struct RulesetId(pub [u8; 4]);
 
 impl fmt::Display for RulesetId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        crate::short_id::write_hex(&self.0, f)
     }
 }
 
@@ -56,15 +51,7 @@ impl FromStr for RulesetId {
     type Err = RulesError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || RulesError::BadId(s.to_string());
-        if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(bad());
-        }
-        let mut id = [0u8; 4];
-        for (i, byte) in id.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-        }
-        Ok(RulesetId(id))
+        crate::short_id::parse_hex(s).map(RulesetId).ok_or_else(|| RulesError::BadId(s.to_string()))
     }
 }
 
@@ -119,8 +106,7 @@ impl Ruleset {
     }
 
     pub fn id(&self) -> RulesetId {
-        let digest = Sha256::digest(self.canonical().as_bytes());
-        RulesetId([digest[0], digest[1], digest[2], digest[3]])
+        RulesetId(crate::short_id::of(&self.canonical()))
     }
 
     /// Fails with an error naming both rulesets unless `other` is this one.

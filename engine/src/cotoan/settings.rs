@@ -10,8 +10,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use sha2::{Digest, Sha256};
-
 use super::error::SettingsError;
 use crate::piece::Color;
 
@@ -224,10 +222,7 @@ pub struct TaskId(pub [u8; 4]);
 
 impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        crate::short_id::write_hex(&self.0, f)
     }
 }
 
@@ -235,15 +230,7 @@ impl FromStr for TaskId {
     type Err = SettingsError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || SettingsError::BadId(s.to_string());
-        if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(bad());
-        }
-        let mut id = [0u8; 4];
-        for (i, byte) in id.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-        }
-        Ok(TaskId(id))
+        crate::short_id::parse_hex(s).map(TaskId).ok_or_else(|| SettingsError::BadId(s.to_string()))
     }
 }
 
@@ -281,8 +268,7 @@ impl Settings {
     }
 
     pub fn task_id(&self) -> TaskId {
-        let digest = Sha256::digest(self.canonical().as_bytes());
-        TaskId([digest[0], digest[1], digest[2], digest[3]])
+        TaskId(crate::short_id::of(&self.canonical()))
     }
 
     /// Fails with an error naming both tasks unless `other` is this one.
