@@ -8,15 +8,15 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use stratego_agents::arena::{play_match, GameResult, MatchConfig, SetupMode};
+use stratego_agents::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
 use stratego_agents::bench::{arena_games_per_second, expectimax_nodes_per_second};
 use stratego_agents::expectimax::ExpectimaxConfig;
 use stratego_agents::ladder::{play_ladder, write_ladder};
 use stratego_agents::registration;
 use stratego_agents::report::{create_output_dir, write_match, MatchSummary};
-use stratego_agents::spec;
 use stratego_agents::stats::Sprt;
 use stratego_agents::PlayerFactory;
+use stratego_model::player::{self, CpuCheckpointLoader};
 
 use crate::{output, CliError, RulesArgs};
 
@@ -47,7 +47,8 @@ pub struct MatchArgs {
 
 #[derive(Args)]
 pub struct ArenaArgs {
-    /// Player A: random, greedy, expectimax:depth=N[,nodes=N,time=MS], with setup=handcrafted as an option.
+    /// Player A: random, greedy, expectimax:depth=N[,nodes=N,time=MS], with setup=handcrafted as an option,
+    /// or net:CHECKPOINT[,temperature=T] (a network, run on the CPU).
     #[arg(long)]
     a: String,
     /// Player B, as A.
@@ -152,6 +153,19 @@ fn parse_sprt(text: &str) -> Result<Sprt, CliError> {
     }
 }
 
+/// Refuses players that cannot play under the match's rules (a network
+/// trained for other rules) before any output directory is made; the arena
+/// would refuse them too, but later.
+fn check_rules<'a>(
+    players: impl IntoIterator<Item = &'a Arc<dyn PlayerFactory>>,
+    config: &MatchConfig,
+) -> Result<(), CliError> {
+    for p in players {
+        p.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: p.name(), why })?;
+    }
+    Ok(())
+}
+
 /// A progress bar on stderr with games played and A's running score; it
 /// draws nothing when stderr is not a terminal.
 struct Progress {
@@ -181,11 +195,12 @@ impl Progress {
 }
 
 pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
-    let a = spec::factory(&args.a)?;
-    let b = spec::factory(&args.b)?;
+    let a = player::factory(&args.a)?;
+    let b = player::factory(&args.b)?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let settings = &args.settings;
     let config = settings.config(sprt)?;
+    check_rules([&a, &b], &config)?;
     let dir = settings.output_dir(&format!(
         "arena-{}-vs-{}-seed{}-{}games",
         slug(&a.name()),
@@ -214,9 +229,11 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
 }
 
 pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
-    let players: Vec<Arc<dyn PlayerFactory>> = args.specs.iter().map(|s| spec::factory(s)).collect::<Result<_, _>>()?;
+    let players: Vec<Arc<dyn PlayerFactory>> =
+        args.specs.iter().map(|s| player::factory(s)).collect::<Result<_, _>>()?;
     let settings = &args.settings;
     let config = settings.config(None)?;
+    check_rules(&players, &config)?;
     let names: Vec<String> = players.iter().map(|p| slug(&p.name())).collect();
     let dir = settings.output_dir(&format!("ladder-{}-seed{}-{}games", names.join("-"), config.seed, config.games))?;
     let pairings = players.len() * (players.len() - 1) / 2;
@@ -233,7 +250,8 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
 
 pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), CliError> {
     let RegisterCommand::Run { file, out_root, threads } = command;
-    let prepared = registration::prepare(&file)?;
+    let prepared = registration::prepare_with(&file, Some(&CpuCheckpointLoader))?;
+    check_rules([&prepared.a, &prepared.b], &prepared.config)?;
     let progress = Progress::new(prepared.config.games as u64);
     let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &|g| progress.game("A", g)))??;
     progress.bar.finish_and_clear();

@@ -15,7 +15,9 @@ use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
 mod arena_cli;
 mod cotoan_cli;
 mod model_cli;
+mod ntuple_cli;
 mod obs_cli;
+mod train_cli;
 mod ucc_cli;
 
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
@@ -87,6 +89,13 @@ enum Command {
         #[command(subcommand)]
         what: arena_cli::RegisterCommand,
     },
+    /// Train the network by self-play (configs/*.toml), or resume a run.
+    Train(train_cli::TrainArgs),
+    /// N-tuple tables trained by TD(lambda) self-play (docs/NTUPLE.md).
+    Ntuple {
+        #[command(subcommand)]
+        what: ntuple_cli::NTupleCommand,
+    },
     /// Play as a bot of the UCC 2012 Stratego referee, on stdin and stdout.
     UccBot(ucc_cli::UccBotArgs),
     /// Measure speed.
@@ -100,6 +109,8 @@ enum Command {
 enum BenchCommand {
     /// Arena games per second (random and greedy self-play, all cores) and expectimax nodes per second.
     Agents(arena_cli::BenchAgentsArgs),
+    /// N-tuple evaluations per second per core (with the greedy and expectimax evaluations as anchors) and training games per hour.
+    Ntuple(ntuple_cli::BenchNTupleArgs),
     /// Random playouts: plies per second on one core with the full rules (best and median of the rounds), the cost of each move rule, and all cores together.
     Engine {
         /// Plies per measurement.
@@ -122,6 +133,8 @@ enum BenchCommand {
         #[arg(long, default_value_t = 5)]
         iterations: usize,
     },
+    /// Training pipeline: self-play plies per second and learner samples per second, measured apart.
+    Train(train_cli::BenchTrainArgs),
     /// Observations per second per core for each layout, and VecEnv step+observe.
     Obs {
         /// Observations per layout measurement.
@@ -237,6 +250,10 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Arena(args) => arena_cli::arena(out, args),
         Command::Ladder(args) => arena_cli::ladder(out, args),
         Command::Register { what } => arena_cli::register(out, what),
+        Command::Train(args) => train_cli::train_command(out, args),
+        Command::Bench { what: BenchCommand::Train(args) } => train_cli::bench_train(out, args),
+        Command::Ntuple { what } => ntuple_cli::run(what, out),
+        Command::Bench { what: BenchCommand::Ntuple(args) } => ntuple_cli::bench(out, args),
         Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

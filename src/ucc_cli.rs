@@ -12,13 +12,14 @@ use std::time::Duration;
 use clap::Args;
 use rand::SeedableRng;
 use stratego_agents::ucc::{self, UccEnd};
-use stratego_agents::{spec, AgentRng};
+use stratego_agents::AgentRng;
+use stratego_model::player;
 
 use crate::CliError;
 
 #[derive(Args)]
 pub struct UccBotArgs {
-    /// The player: random, greedy, expectimax:depth=N[,...].
+    /// The player: random, greedy, expectimax:depth=N[,...] or net:CHECKPOINT[,...].
     #[arg(long)]
     agent: String,
     /// The game record, written move by move (an existing file is refused).
@@ -34,7 +35,10 @@ pub struct UccBotArgs {
 }
 
 pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
-    let factory = spec::factory(&args.agent)?;
+    let factory = player::factory(&args.agent)?;
+    factory
+        .check_rules(&ucc::ucc_rules())
+        .map_err(|why| format!("player `{}` cannot play UCC games: {why}", factory.name()))?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let seed = args.seed.unwrap_or(now.as_nanos() as u64);
     let path = args.record.unwrap_or_else(|| {

@@ -51,10 +51,42 @@ fn bad_specs_and_settings_are_one_error_line() {
     };
     assert_one_line_error(&arena("alphazero", &[]), "unknown player `alphazero`");
     assert_one_line_error(&arena("expectimax:depth=x", &[]), "bad value `x` for option `depth`");
-    assert_one_line_error(&arena("net:runs/x/ckpt.safetensors", &[]), "arrive with the model crate");
+    assert_one_line_error(
+        &arena("net:runs/x/ckpt.safetensors", &[]),
+        "cannot load network player `runs/x/ckpt.safetensors`",
+    );
     assert_one_line_error(&arena("greedy", &["--games", "3"]), "must be even");
     assert_one_line_error(&arena("greedy", &["--sprt", "0,5"]), "four numbers");
     assert_one_line_error(&arena("greedy", &["--setups", "mine"]), "unknown setup mode");
+}
+
+#[test]
+fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
+    let dir = scratch("net");
+    let checkpoint = dir.join("ckpt.safetensors");
+    let init = stratego(&["model", "init", "--out", checkpoint.to_str().unwrap()]);
+    assert!(init.status.success(), "{}", stderr(&init));
+    let net = format!("net:{}", checkpoint.display());
+    let out = dir.join("match");
+    let args = ["arena", "--a", &net, "--b", "random", "--games", "2", "--seed", "1", "--out", out.to_str().unwrap()];
+    let o = stratego(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("A = {net}, B = random")), "{}", stdout(&o));
+    assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 2);
+
+    // `model init` writes classic checkpoints: a Barrage match is refused
+    // before anything is written.
+    let barrage = dir.join("barrage");
+    let mut other = args.to_vec();
+    other.truncate(args.len() - 2);
+    other.extend(["--pieces", "barrage", "--out", barrage.to_str().unwrap()]);
+    assert_one_line_error(&stratego(&other), "cannot play under the match's rules");
+    assert!(!barrage.exists());
+
+    let missing = dir.join("missing.safetensors");
+    let o = stratego(&["arena", "--a", &format!("net:{}", missing.display()), "--b", "random", "--games", "2"]);
+    assert_one_line_error(&o, &format!("cannot load network player `{}`", missing.display()));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

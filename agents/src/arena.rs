@@ -74,6 +74,8 @@ pub struct MatchConfig {
 pub enum ArenaError {
     #[error("games are played in pairs, so the number of games must be even and positive (got {0})")]
     OddGames(u32),
+    #[error("player `{player}` cannot play under the match's rules: {why}")]
+    Rules { player: String, why: String },
     #[error("player `{player}` chose an invalid setup: {why}")]
     BadSetup { player: String, why: String },
     #[error("player `{player}` chose the illegal move {mv} at ply {ply} of game {game}: {why}")]
@@ -239,6 +241,9 @@ pub fn play_match(
 ) -> Result<MatchResult, ArenaError> {
     if config.games == 0 || config.games % 2 == 1 {
         return Err(ArenaError::OddGames(config.games));
+    }
+    for factory in [a, b] {
+        factory.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: factory.name(), why })?;
     }
     let pairs = config.games / 2;
     let run_pair = |p: u32| {

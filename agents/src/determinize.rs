@@ -12,7 +12,9 @@
 //!
 //! The determinized state is a root position (no history): the two-square
 //! and chasing rules start afresh in it, so the searcher takes its own legal
-//! moves from the view, which has the exact ones.
+//! moves from the view, which has the exact ones. [`crate::reconstruct`]
+//! builds a state with the whole game's history instead, for consumers of
+//! the engine's observation planes.
 
 use rand::seq::SliceRandom;
 use stratego_engine::{Board, Piece, PieceType, Position, Square, State};
@@ -24,18 +26,42 @@ use crate::view::{Cell, InfoView};
 pub fn determinize(view: &InfoView<'_>, rng: &mut AgentRng) -> State {
     let opponent = view.opponent();
     let mut board = Board::default();
-    let (mut hidden_moved, mut hidden_unmoved) = (Vec::new(), Vec::new());
     for (i, cell) in view.cells.iter().enumerate() {
         let sq = Square::new(i as u8).expect("board cells are below 100");
         match *cell {
             Cell::Empty => {}
             Cell::Own(piece) => board.set(sq, Some(piece)),
-            Cell::Opponent(o) => match o.known {
-                Some(kind) => board
-                    .set(sq, Some(Piece { color: opponent, kind, origin: o.origin, revealed: true, moved: o.moved })),
-                None if o.moved => hidden_moved.push((sq, o)),
-                None => hidden_unmoved.push((sq, o)),
-            },
+            Cell::Opponent(o) => {
+                if let Some(kind) = o.known {
+                    board.set(
+                        sq,
+                        Some(Piece { color: opponent, kind, origin: o.origin, revealed: true, moved: o.moved }),
+                    )
+                }
+            }
+        }
+    }
+    for (sq, kind) in draw_hidden_types(view, rng) {
+        let Cell::Opponent(o) = view.cell(sq) else { unreachable!("drawn types are for opponent pieces") };
+        board.set(sq, Some(Piece { color: opponent, kind, origin: o.origin, revealed: false, moved: o.moved }));
+    }
+    let position = Position { rules: view.rules, board, to_move: view.me, ply: view.ply, battleless: view.battleless };
+    State::from_position(position).expect("a determinized view is a valid position")
+}
+
+/// A type for every hidden opponent piece of `view` (by the square it stands
+/// on now), drawn uniformly among the assignments the view allows: the
+/// unknown Bombs and Flag on pieces that never moved, the unknown movable
+/// types shuffled over the rest. Shared by [`determinize`] and
+/// [`crate::reconstruct`], so both draw from the counting prior and nothing
+/// else.
+pub fn draw_hidden_types(view: &InfoView<'_>, rng: &mut AgentRng) -> Vec<(Square, PieceType)> {
+    let (mut hidden_moved, mut hidden_unmoved) = (Vec::new(), Vec::new());
+    for (sq, o) in view.opponent_pieces().filter(|(_, o)| o.known.is_none()) {
+        if o.moved {
+            hidden_moved.push(sq);
+        } else {
+            hidden_unmoved.push(sq);
         }
     }
     let unknown = view.unknown_opponent_counts();
@@ -52,14 +78,12 @@ pub fn determinize(view: &InfoView<'_>, rng: &mut AgentRng) -> State {
             && movable.len() + immovable.len() == hidden_moved.len() + hidden_unmoved.len(),
         "a view from a real game always has a consistent assignment"
     );
+    // The order of the two shuffles is part of the seeded behaviour of the
+    // search players: keep it.
     hidden_unmoved.shuffle(rng);
     movable.shuffle(rng);
     let kinds = immovable.into_iter().chain(movable);
-    for ((sq, o), kind) in hidden_unmoved.into_iter().chain(hidden_moved).zip(kinds) {
-        board.set(sq, Some(Piece { color: opponent, kind, origin: o.origin, revealed: false, moved: o.moved }));
-    }
-    let position = Position { rules: view.rules, board, to_move: view.me, ply: view.ply, battleless: view.battleless };
-    State::from_position(position).expect("a determinized view is a valid position")
+    hidden_unmoved.into_iter().chain(hidden_moved).zip(kinds).collect()
 }
 
 /// `state` with the hidden piece on `sq` given type `kind`, the other hidden

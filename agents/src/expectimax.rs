@@ -13,8 +13,9 @@
 //! types), in which the piece is given that type (`with_hidden_type`, which
 //! keeps the army) before the battle is played. So battle outcomes follow the
 //! prior, not the sampled determinization. Depth counts plies; chance nodes
-//! cost none. Leaves are scored by `eval::evaluate`; finished games by
-//! `eval::terminal_score`.
+//! cost none. Leaves are scored by `eval::evaluate`, or with `leaf=ntuple:PATH`
+//! by n-tuple tables (`NTupleNet::leaf_value` times `ntuple::LEAF_SCALE`);
+//! finished games by `eval::terminal_score`.
 //!
 //! **Budget.** Iterative deepening runs depth 1, 2, ... up to `depth`, each
 //! iteration ordered by the previous one's values. Once the node budget (or
@@ -44,6 +45,7 @@
 //! **Ties** at the root are searched with a window just below the best value
 //! so that equal moves get exact values, and the seeded generator picks one.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -51,6 +53,7 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 
 use crate::determinize::{determinize, with_hidden_type};
 use crate::eval::{evaluate, terminal_score, WIN};
+use crate::ntuple::{NTupleNet, LEAF_SCALE};
 use crate::player::{AgentRng, Player};
 use crate::setup_policy::SetupPolicy;
 use crate::view::InfoView;
@@ -89,10 +92,40 @@ pub struct SearchStats {
     pub depth: u32,
 }
 
+/// What scores the leaves.
+#[derive(Clone, Debug, Default)]
+pub enum Leaf {
+    /// `eval::evaluate`.
+    #[default]
+    Handwritten,
+    /// N-tuple tables read from `path`.
+    NTuple { path: String, net: Arc<NTupleNet> },
+}
+
+impl Leaf {
+    /// Whether the leaf evaluation fits `rules` (tables know one ruleset).
+    pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+        match self {
+            Leaf::Handwritten => Ok(()),
+            Leaf::NTuple { net, .. } => rules
+                .expect_same(net.rules())
+                .map_err(|e| format!("its leaf tables were trained for another ruleset: {e}")),
+        }
+    }
+
+    fn spec(&self) -> crate::spec::LeafSpec {
+        match self {
+            Leaf::Handwritten => crate::spec::LeafSpec::Handwritten,
+            Leaf::NTuple { path, .. } => crate::spec::LeafSpec::NTuple { path: path.clone() },
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct ExpectimaxPlayer {
     pub config: ExpectimaxConfig,
     pub setup: SetupPolicy,
+    pub leaf: Leaf,
     /// A limit set by the caller (`limit_move_time`), on top of the config's.
     pub clock_limit: Option<Duration>,
     pub last: SearchStats,
@@ -100,7 +133,13 @@ pub struct ExpectimaxPlayer {
 
 impl ExpectimaxPlayer {
     pub fn new(config: ExpectimaxConfig, setup: SetupPolicy) -> ExpectimaxPlayer {
-        ExpectimaxPlayer { config, setup, clock_limit: None, last: SearchStats::default() }
+        ExpectimaxPlayer { config, setup, leaf: Leaf::Handwritten, clock_limit: None, last: SearchStats::default() }
+    }
+
+    /// The same player with another leaf evaluation.
+    pub fn with_leaf(mut self, leaf: Leaf) -> ExpectimaxPlayer {
+        self.leaf = leaf;
+        self
     }
 
     /// The values of the root moves after iterative deepening, from a
@@ -117,6 +156,10 @@ impl ExpectimaxPlayer {
             deadline: limit.map(|l| Instant::now() + l),
             enforce: false,
             aborted: false,
+            leaf: match &self.leaf {
+                Leaf::Handwritten => None,
+                Leaf::NTuple { net, .. } => Some(net.clone()),
+            },
         };
         let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
         self.last = SearchStats::default();
@@ -147,6 +190,8 @@ struct Search {
     /// Whether the budget applies (not during the first iteration).
     enforce: bool,
     aborted: bool,
+    /// N-tuple tables for the leaves (`None`: the hand-written evaluation).
+    leaf: Option<Arc<NTupleNet>>,
 }
 
 impl Search {
@@ -181,7 +226,10 @@ impl Search {
             return terminal_score(state, self.me, from_root);
         }
         if depth == 0 {
-            return evaluate(state, self.me);
+            return match &self.leaf {
+                None => evaluate(state, self.me),
+                Some(net) => LEAF_SCALE * net.leaf_value(state, self.me),
+            };
         }
         let maximizing = state.to_move() == self.me;
         let mut moves = state.legal_moves();
@@ -297,7 +345,8 @@ impl Search {
 
 impl Player for ExpectimaxPlayer {
     fn name(&self) -> String {
-        crate::spec::PlayerSpec::Expectimax { config: self.config, setup: self.setup }.to_string()
+        crate::spec::PlayerSpec::Expectimax { config: self.config, setup: self.setup, leaf: self.leaf.spec() }
+            .to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

@@ -6,6 +6,10 @@
 //! - Players: [`random`], [`greedy`] (one ply, counting prior), [`expectimax`]
 //!   (search with chance nodes and Star1 pruning, over [`determinize`]d
 //!   states, scored by [`eval`]); setups by [`setup_policy`]; names by [`spec`].
+//! - [`ntuple`]: an n-tuple network trained by TD(lambda) self-play: the
+//!   afterstate player `ntuple:PATH` and a learned leaf for expectimax.
+//! - [`reconstruct`]: a state with the whole game's history rebuilt from a
+//!   view, for network players that need the engine's observation planes.
 //! - [`arena`]: paired, seeded, parallel matches; [`report`]: their summary,
 //!   results JSON and game records; [`stats`]: pentanomial Elo, LOS, SPRT and
 //!   Bradley-Terry; [`ladder`] and
@@ -25,8 +29,10 @@ pub mod eval;
 pub mod expectimax;
 pub mod greedy;
 pub mod ladder;
+pub mod ntuple;
 pub mod player;
 pub mod random;
+pub mod reconstruct;
 pub mod registration;
 pub mod report;
 pub mod setup_policy;

@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::{Move, PieceSet, Setup};
+use stratego_engine::{Move, PieceSet, Ruleset, Setup};
 
 use crate::view::InfoView;
 
@@ -45,4 +45,11 @@ pub trait PlayerFactory: Send + Sync {
     /// The spec of the players it makes.
     fn name(&self) -> String;
     fn make(&self) -> Box<dyn Player>;
+
+    /// Whether its players can play under `rules`; `Err` says why not. A
+    /// network knows only the ruleset it was trained for, so its factory
+    /// refuses the others; the arena asks before the first game.
+    fn check_rules(&self, _rules: &Ruleset) -> Result<(), String> {
+        Ok(())
+    }
 }

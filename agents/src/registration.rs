@@ -31,7 +31,7 @@ use stratego_engine::Ruleset;
 use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SetupMode};
 use crate::player::PlayerFactory;
 use crate::report::{create_output_dir, write_match, MatchSummary, OutputError};
-use crate::spec::{self, SpecError};
+use crate::spec::{self, NetworkLoader, SpecError};
 use crate::stats::{Sprt, SprtDecision};
 
 /// How a registration decides.
@@ -151,14 +151,20 @@ fn swap_mode() -> String {
     SetupMode::Swap.to_string()
 }
 
-/// Reads and checks a registration file.
+/// Reads and checks a registration file (built-in players only).
 pub fn prepare(path: &Path) -> Result<Prepared, RegistrationError> {
+    prepare_with(path, None)
+}
+
+/// Reads and checks a registration file; `networks` turns `net:PATH`
+/// players into factories (see `spec::build`).
+pub fn prepare_with(path: &Path, networks: Option<&dyn NetworkLoader>) -> Result<Prepared, RegistrationError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
     let invalid = |why: String| RegistrationError::Invalid { path: path.to_path_buf(), why };
     let registration: Registration = toml::from_str(&text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
-    let a = spec::factory(&registration.a)?;
-    let b = spec::factory(&registration.b)?;
+    let a = spec::build(&registration.a.parse()?, networks)?;
+    let b = spec::build(&registration.b.parse()?, networks)?;
     let rules: Ruleset = match &registration.rules {
         Some(text) => text.parse().map_err(|e| invalid(format!("rules: {e}")))?,
         None => Ruleset::classic(),

@@ -4,16 +4,20 @@
 //! `key=value` options: `random`, `greedy:setup=handcrafted`,
 //! `expectimax:depth=3,nodes=20000`. `net:PATH` names a network checkpoint;
 //! its players live in the model crate, which plugs in through
-//! [`NetworkLoader`] (this crate never depends on it). Every malformed spec
-//! is a [`SpecError`] that says what is wrong.
+//! [`NetworkLoader`] (this crate never depends on it). `ntuple:PATH` names
+//! an n-tuple table file (the afterstate player), and
+//! `expectimax:leaf=ntuple:PATH` puts the same tables at the leaves of the
+//! search; their files are read by [`build`]. Every malformed spec is a
+//! [`SpecError`] that says what is wrong.
 
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
+use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
 use crate::greedy::GreedyPlayer;
+use crate::ntuple::{NTupleFactory, NTupleNet};
 use crate::player::{Player, PlayerFactory};
 use crate::random::RandomPlayer;
 use crate::setup_policy::SetupPolicy;
@@ -30,6 +34,12 @@ pub enum PlayerSpec {
     Expectimax {
         config: ExpectimaxConfig,
         setup: SetupPolicy,
+        leaf: LeafSpec,
+    },
+    /// The n-tuple afterstate player with the tables of a file (`ntuple:PATH[,setup=...]`).
+    NTuple {
+        path: String,
+        setup: SetupPolicy,
     },
     /// A network checkpoint and the options after it (`net:PATH[,key=value...]`),
     /// interpreted by the model crate.
@@ -39,11 +49,30 @@ pub enum PlayerSpec {
     },
 }
 
+/// What scores the leaves of an expectimax search (`leaf=` option).
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum LeafSpec {
+    /// The hand-written evaluation (`eval`), the default.
+    #[default]
+    Handwritten,
+    /// An n-tuple table file (`leaf=ntuple:PATH`).
+    NTuple { path: String },
+}
+
+impl fmt::Display for LeafSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeafSpec::Handwritten => f.write_str("handwritten"),
+            LeafSpec::NTuple { path } => write!(f, "ntuple:{path}"),
+        }
+    }
+}
+
 #[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum SpecError {
-    #[error("empty player spec; expected random, greedy, expectimax[:depth=N] or net:PATH")]
+    #[error("empty player spec; expected random, greedy, expectimax[:depth=N], ntuple:PATH or net:PATH")]
     Empty,
-    #[error("unknown player `{0}`; expected random, greedy, expectimax[:depth=N] or net:PATH")]
+    #[error("unknown player `{0}`; expected random, greedy, expectimax[:depth=N], ntuple:PATH or net:PATH")]
     UnknownPlayer(String),
     #[error("option `{option}` in player spec `{spec}` is not of the form key=value")]
     Malformed { spec: String, option: String },
@@ -55,14 +84,19 @@ pub enum SpecError {
     BadValue { key: String, value: String, why: String },
     #[error("`net:` needs a checkpoint path, e.g. net:runs/x/ckpt.safetensors")]
     MissingPath,
-    #[error("network players (`net:{path}`) arrive with the model crate (issue 4); this build has no network player")]
+    #[error("network player `net:{path}` needs the model crate's checkpoint loader, and none was given here")]
     NetworkUnavailable { path: String },
     #[error("cannot load network player `{path}`: {why}")]
     NetworkLoad { path: String, why: String },
+    #[error("`ntuple:` needs a table file path, e.g. ntuple:registrations/ntuple-td.safetensors")]
+    MissingTablePath,
+    #[error("{0}")]
+    NTupleLoad(String),
 }
 
 const NO_OPTIONS_BUT_SETUP: &str = "setup=random|handcrafted";
-const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, setup=random|handcrafted";
+const EXPECTIMAX_OPTIONS: &str =
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, setup=random|handcrafted";
 
 fn parse_number<T: FromStr>(key: &str, value: &str, check: impl Fn(&T) -> bool, why: &str) -> Result<T, SpecError> {
     value.parse::<T>().ok().filter(|n| check(n)).ok_or_else(|| SpecError::BadValue {
@@ -90,9 +124,25 @@ impl FromStr for PlayerSpec {
             let options = parse_options(text, &parts.collect::<Vec<_>>().join(","))?;
             return Ok(PlayerSpec::Net { path, options });
         }
+        if name == "ntuple" {
+            let mut parts = rest.split(',');
+            let path = parts.next().unwrap_or("").trim().to_string();
+            if path.is_empty() {
+                return Err(SpecError::MissingTablePath);
+            }
+            let mut setup = SetupPolicy::Random;
+            for (key, value) in parse_options(text, &parts.collect::<Vec<_>>().join(","))? {
+                if key != "setup" {
+                    return Err(SpecError::UnknownOption { player: "ntuple", key, allowed: NO_OPTIONS_BUT_SETUP });
+                }
+                setup = value.parse().map_err(|why| SpecError::BadValue { key, value, why })?;
+            }
+            return Ok(PlayerSpec::NTuple { path, setup });
+        }
         let options = parse_options(text, rest)?;
         let mut setup = SetupPolicy::Random;
         let mut config = ExpectimaxConfig::default();
+        let mut leaf = LeafSpec::Handwritten;
         let (player, allowed) = match name {
             "random" => ("random", NO_OPTIONS_BUT_SETUP),
             "greedy" => ("greedy", NO_OPTIONS_BUT_SETUP),
@@ -123,13 +173,28 @@ impl FromStr for PlayerSpec {
                     let ms: u64 = parse_number(key, value, |n: &u64| *n >= 1, "expected milliseconds, at least 1")?;
                     config.time = Some(Duration::from_millis(ms));
                 }
+                ("expectimax", "leaf") => {
+                    leaf = match value.split_once(':') {
+                        None if value == "handwritten" => LeafSpec::Handwritten,
+                        Some(("ntuple", path)) if !path.trim().is_empty() => {
+                            LeafSpec::NTuple { path: path.trim().to_string() }
+                        }
+                        _ => {
+                            return Err(SpecError::BadValue {
+                                key: key.clone(),
+                                value: value.clone(),
+                                why: "expected `handwritten` or `ntuple:PATH`".into(),
+                            })
+                        }
+                    }
+                }
                 _ => return Err(SpecError::UnknownOption { player, key: key.clone(), allowed }),
             }
         }
         Ok(match player {
             "random" => PlayerSpec::Random { setup },
             "greedy" => PlayerSpec::Greedy { setup },
-            _ => PlayerSpec::Expectimax { config, setup },
+            _ => PlayerSpec::Expectimax { config, setup, leaf },
         })
     }
 }
@@ -164,7 +229,7 @@ impl fmt::Display for PlayerSpec {
         let (name, options): (&str, Vec<String>) = match self {
             PlayerSpec::Random { setup } => ("random", setup_option(setup).into_iter().collect()),
             PlayerSpec::Greedy { setup } => ("greedy", setup_option(setup).into_iter().collect()),
-            PlayerSpec::Expectimax { config, setup } => {
+            PlayerSpec::Expectimax { config, setup, leaf } => {
                 let defaults = ExpectimaxConfig::default();
                 let mut options = vec![format!("depth={}", config.depth)];
                 if config.nodes != defaults.nodes {
@@ -173,6 +238,9 @@ impl fmt::Display for PlayerSpec {
                 if let Some(t) = config.time {
                     options.push(format!("time={}", t.as_millis()));
                 }
+                if *leaf != LeafSpec::Handwritten {
+                    options.push(format!("leaf={leaf}"));
+                }
                 options.extend(setup_option(setup));
                 ("expectimax", options)
             }
@@ -180,6 +248,11 @@ impl fmt::Display for PlayerSpec {
                 let mut parts = vec![path.clone()];
                 parts.extend(options.iter().map(|(k, v)| format!("{k}={v}")));
                 return write!(f, "net:{}", parts.join(","));
+            }
+            PlayerSpec::NTuple { path, setup } => {
+                let mut parts = vec![path.clone()];
+                parts.extend(setup_option(setup));
+                return write!(f, "ntuple:{}", parts.join(","));
             }
         };
         if options.is_empty() {
@@ -191,13 +264,16 @@ impl fmt::Display for PlayerSpec {
 }
 
 impl PlayerSpec {
-    /// A fresh built-in player; `None` for a network spec (see `build`).
+    /// A fresh built-in player; `None` for a spec that needs a file (a
+    /// network or n-tuple tables; see `build`).
     pub fn builtin(&self) -> Option<Box<dyn Player>> {
         Some(match self {
             PlayerSpec::Random { setup } => Box::new(RandomPlayer { setup: *setup }),
             PlayerSpec::Greedy { setup } => Box::new(GreedyPlayer { setup: *setup }),
-            PlayerSpec::Expectimax { config, setup } => Box::new(ExpectimaxPlayer::new(*config, *setup)),
-            PlayerSpec::Net { .. } => return None,
+            PlayerSpec::Expectimax { config, setup, leaf: LeafSpec::Handwritten } => {
+                Box::new(ExpectimaxPlayer::new(*config, *setup))
+            }
+            PlayerSpec::Expectimax { .. } | PlayerSpec::NTuple { .. } | PlayerSpec::Net { .. } => return None,
         })
     }
 }
@@ -221,14 +297,48 @@ impl PlayerFactory for BuiltinFactory {
     }
 }
 
+/// Reads n-tuple tables for a spec (any ruleset: the arena checks it
+/// against the match's through `PlayerFactory::check_rules`).
+pub fn load_tables(path: &str) -> Result<Arc<NTupleNet>, SpecError> {
+    NTupleNet::load(std::path::Path::new(path), None).map(Arc::new).map_err(|e| SpecError::NTupleLoad(e.to_string()))
+}
+
+/// Makes expectimax players whose leaves are valued by n-tuple tables.
+struct NTupleLeafFactory {
+    spec: PlayerSpec,
+    leaf: Leaf,
+}
+
+impl PlayerFactory for NTupleLeafFactory {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        let PlayerSpec::Expectimax { config, setup, .. } = &self.spec else { unreachable!("an expectimax spec") };
+        Box::new(ExpectimaxPlayer::new(*config, *setup).with_leaf(self.leaf.clone()))
+    }
+
+    fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+        self.leaf.check_rules(rules)
+    }
+}
+
 /// The factory of a spec. Network specs need a loader; without one they are
-/// a clear error.
+/// a clear error. N-tuple tables are read here, once per factory.
 pub fn build(spec: &PlayerSpec, networks: Option<&dyn NetworkLoader>) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     match spec {
         PlayerSpec::Net { path, options } => match networks {
             Some(loader) => loader.load(path, options),
             None => Err(SpecError::NetworkUnavailable { path: path.clone() }),
         },
+        PlayerSpec::NTuple { path, setup } => {
+            Ok(Arc::new(NTupleFactory { net: load_tables(path)?, name: spec.to_string(), setup: *setup }))
+        }
+        PlayerSpec::Expectimax { leaf: LeafSpec::NTuple { path }, .. } => {
+            let leaf = Leaf::NTuple { path: path.clone(), net: load_tables(path)? };
+            Ok(Arc::new(NTupleLeafFactory { spec: spec.clone(), leaf }))
+        }
         builtin => Ok(Arc::new(BuiltinFactory(builtin.clone()))),
     }
 }
@@ -284,7 +394,7 @@ mod tests {
         let spec: PlayerSpec = "net:runs/x/ckpt.safetensors".parse().unwrap();
         let err = build(&spec, None).err().unwrap();
         assert_eq!(err, SpecError::NetworkUnavailable { path: "runs/x/ckpt.safetensors".into() });
-        assert!(err.to_string().contains("arrive with the model crate"));
+        assert!(err.to_string().contains("needs the model crate's checkpoint loader"));
 
         // A loader (as the model crate will provide) receives the path and options.
         struct Fake;

@@ -21,15 +21,40 @@ const SPECS: [&str; 6] = [
 ];
 
 fn player(spec: &str) -> Box<dyn Player> {
-    spec.parse::<PlayerSpec>().unwrap().builtin().unwrap()
+    match spec.parse::<PlayerSpec>().unwrap().builtin() {
+        Some(player) => player,
+        None => stratego_agents::spec::factory(spec).unwrap().make(),
+    }
+}
+
+/// The built-in specs and the n-tuple players (the afterstate player and
+/// the expectimax leaf) over a table file with seeded random weights.
+fn specs() -> Vec<String> {
+    use rand::Rng;
+    use stratego_agents::ntuple::{layout, Layout, NTupleNet};
+    let path = std::env::temp_dir().join(format!("players-ntuple-{}.safetensors", std::process::id()));
+    if !path.exists() {
+        let mut net = NTupleNet::new(Layout::preset(layout::DEFAULT).unwrap(), Ruleset::classic(), false).unwrap();
+        let mut rng = AgentRng::seed_from_u64(99);
+        for k in 0..net.layout().tables() {
+            net.table_mut(k).iter_mut().for_each(|w| *w = rng.random_range(-0.1..0.1));
+        }
+        net.material_tables_mut().iter_mut().for_each(|w| *w = rng.random_range(-0.1..0.1));
+        net.save(&path, None).unwrap();
+    }
+    let mut all: Vec<String> = SPECS.iter().map(|s| s.to_string()).collect();
+    all.push(format!("ntuple:{}", path.display()));
+    all.push(format!("expectimax:depth=2,nodes=300,leaf=ntuple:{},setup=handcrafted", path.display()));
+    all
 }
 
 #[test]
 fn every_player_returns_only_legal_moves_and_valid_setups() {
-    for (i, spec) in SPECS.iter().enumerate() {
+    let specs = specs();
+    for (i, spec) in specs.iter().enumerate() {
         for rules in [Ruleset::barrage(), Ruleset { max_plies: 300, ..Ruleset::classic() }] {
             let mut rng = AgentRng::seed_from_u64(i as u64);
-            let (mut red, mut blue) = (player(spec), player(SPECS[(i + 1) % SPECS.len()]));
+            let (mut red, mut blue) = (player(spec), player(&specs[(i + 1) % specs.len()]));
             let red_setup = red.choose_setup(rules.piece_set, &mut rng);
             let blue_setup = blue.choose_setup(rules.piece_set, &mut rng);
             red_setup.validate(rules.piece_set).unwrap();
@@ -109,7 +134,7 @@ fn players_never_read_hidden_truth() {
             let (ha, hb) = (public_history(&a), public_history(&b));
             let (va, vb) = (InfoView::new(&a, &ha), InfoView::new(&b, &hb));
             assert_eq!(va, vb, "the same public information gives the same view");
-            for spec in SPECS {
+            for spec in &specs() {
                 for player_seed in 0..2 {
                     let ma = player(spec).choose_move(&va, &mut AgentRng::seed_from_u64(player_seed));
                     let mb = player(spec).choose_move(&vb, &mut AgentRng::seed_from_u64(player_seed));

@@ -40,4 +40,4 @@ pub use rules::{Ruleset, RulesetId, RULES_VERSION};
 pub use setup::Setup;
 pub use square::Square;
 pub use state::{BattleRecord, Death, EndReason, Outcome, PlyRecord, State};
-pub use vecenv::{FinishedGame, SetupSource, VecEnv, BELIEF_IGNORE};
+pub use vecenv::{write_belief_targets, FinishedGame, RandomSetups, SetupSource, VecEnv, BELIEF_IGNORE};

@@ -79,6 +79,22 @@ impl Layout {
         unreachable!("group {id:?} is not in the {} layout", self.name())
     }
 
+    /// The layout with this many planes.
+    pub fn from_channels(channels: usize) -> Option<Layout> {
+        Layout::ALL.into_iter().find(|l| l.channels() == channels)
+    }
+
+    /// The 12 planes (one per type, `PieceType::index` order) that hold the
+    /// acting player's counting prior on each hidden opponent piece: the
+    /// network's belief head refines them.
+    pub fn prior_planes(self) -> std::ops::Range<usize> {
+        let start = self.offset(match self {
+            Layout::Compact => G::Belief,
+            Layout::Full => G::OpponentProbability,
+        });
+        start..start + PieceType::COUNT
+    }
+
     /// Every plane with its index, name and meaning.
     pub fn planes(self) -> Vec<PlaneInfo> {
         let mut planes = Vec::with_capacity(self.channels());

@@ -25,6 +25,18 @@ use crate::state::{Outcome, State};
 /// The belief target of a square that holds no hidden opponent piece.
 pub const BELIEF_IGNORE: i32 = -1;
 
+/// The belief targets of one state (see `VecEnv::belief_targets`) into
+/// `out[..100]`: the learner rebuilds them from game records with this.
+pub fn write_belief_targets(state: &State, out: &mut [i32]) {
+    out[..Square::COUNT].fill(BELIEF_IGNORE);
+    let viewer = state.to_move();
+    for (sq, p) in state.board().pieces() {
+        if p.color != viewer && !p.revealed {
+            out[sq.in_frame(viewer).index()] = p.kind.index() as i32;
+        }
+    }
+}
+
 /// Where new games' setups come from.
 pub trait SetupSource: Send + Sync {
     /// Red's and Blue's setups for a new game, drawn with the game's generator.
@@ -169,13 +181,7 @@ impl VecEnv {
     pub fn belief_targets(&self, out: &mut [i32]) -> Result<(), Error> {
         VecEnv::check_len("belief target", out, self.envs.len() * Square::COUNT)?;
         out.par_chunks_mut(Square::COUNT).zip(self.envs.par_iter()).for_each(|(chunk, env)| {
-            chunk.fill(BELIEF_IGNORE);
-            let viewer = env.state.to_move();
-            for (sq, p) in env.state.board().pieces() {
-                if p.color != viewer && !p.revealed {
-                    chunk[sq.in_frame(viewer).index()] = p.kind.index() as i32;
-                }
-            }
+            write_belief_targets(&env.state, chunk);
         });
         Ok(())
     }

@@ -247,3 +247,41 @@ fn vecenv_is_reproducible_and_writes_consistent_buffers() {
     let mut env = env;
     assert!(env.step(&[0, 0, 0, 0], &mut finished).is_err(), "illegal actions are refused");
 }
+
+/// `Layout::prior_planes` names the planes that hold the counting prior of
+/// every hidden opponent piece, in both layouts (the network adds its belief
+/// head to them).
+#[test]
+fn prior_planes_hold_the_counting_prior_of_hidden_pieces() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    let mut state = stratego_engine::State::from_setups(
+        Ruleset::classic(),
+        &stratego_engine::Setup::random(stratego_engine::PieceSet::Classic, &mut rng),
+        &stratego_engine::Setup::random(stratego_engine::PieceSet::Classic, &mut rng),
+    )
+    .unwrap();
+    for _ in 0..150 {
+        let Some(mv) = state.sample_legal_move(&mut rng) else { break };
+        state.apply_move(mv).unwrap();
+    }
+    assert!(state.ply() > 20, "a game long enough to have moved and revealed pieces");
+    let viewer = state.to_move();
+    let prior = stratego_engine::CountingPrior::new(&state, viewer);
+    for layout in Layout::ALL {
+        assert_eq!(Layout::from_channels(layout.channels()), Some(layout));
+        let planes = stratego_engine::observe(&state, layout);
+        let range = layout.prior_planes();
+        let mut hidden = 0;
+        for (sq, piece) in state.board().pieces() {
+            if piece.color == viewer || piece.revealed {
+                continue;
+            }
+            hidden += 1;
+            let cell = sq.in_frame(viewer).index();
+            for (t, plane) in range.clone().enumerate() {
+                assert_eq!(planes[plane * 100 + cell], prior.of(&piece)[t], "{layout} plane {plane}");
+            }
+        }
+        assert!(hidden > 0);
+    }
+}

@@ -1,6 +1,7 @@
 //! The lab's network: a burn transformer over the engine's observation
 //! planes with policy, value and belief heads; device selection; batched
-//! inference; safetensors checkpoints. See docs/MODEL.md.
+//! inference; safetensors checkpoints; the network as an arena player
+//! ([`player`], `net:PATH` specs). See docs/MODEL.md.
 
 pub mod checkpoint;
 pub mod config;
@@ -9,6 +10,7 @@ pub mod error;
 pub mod inference;
 pub mod loss;
 pub mod network;
+pub mod player;
 pub mod tokens;
 
 pub use checkpoint::{load, read_meta, save, CheckpointMeta};
@@ -16,7 +18,9 @@ pub use config::{ModelConfig, PRESETS};
 pub use device::device;
 pub use error::ModelError;
 pub use inference::{choose_action, infer, Inference};
-pub use network::{NetOutput, StrategoNet, MASKED_LOGIT};
+pub use loss::{belief_cross_entropy, loss_terms, LossTerms};
+pub use network::{NetOutput, StrategoNet, DRAW, LOSS, MASKED_LOGIT, WIN};
+pub use player::{CheckpointLoader, CpuCheckpointLoader, NetOptions, NetPlayer, NetPlayerFactory};
 
 pub use burn::tensor::Device;
 pub mod speed;

@@ -32,13 +32,18 @@ pub fn loss_terms(
     outcome: Tensor<1, Int>,
     belief_targets: &[i32],
 ) -> LossTerms {
-    let device = policy_target.device();
-    let [batch, _] = policy_target.dims();
     let policy = (log_softmax(out.policy_logits.clone(), 1) * policy_target).sum_dim(1).mean().neg();
     let value = (log_softmax(out.value_logits.clone(), 1) * outcome.one_hot::<2>(3).float()).sum_dim(1).mean().neg();
+    let belief = belief_cross_entropy(out, belief_targets);
+    LossTerms { policy, value, belief }
+}
 
-    // Belief targets per square token; squares without a hidden opponent
-    // piece are masked out of the mean.
+/// Cross-entropy of the belief head against the true types of the hidden
+/// opponent pieces (`[B, 100]` targets, `BELIEF_IGNORE` elsewhere), averaged
+/// over the squares that hold one; squares without one are masked out.
+pub fn belief_cross_entropy(out: &NetOutput, belief_targets: &[i32]) -> Tensor<1> {
+    let device = out.belief_logits.device();
+    let [batch, _, _] = out.belief_logits.dims();
     let mut classes = Vec::with_capacity(batch * SQUARE_TOKENS);
     let mut weights = Vec::with_capacity(batch * SQUARE_TOKENS);
     for b in 0..batch {
@@ -52,6 +57,5 @@ pub fn loss_terms(
     let weights = Tensor::<2>::from_data(TensorData::new(weights, [batch, SQUARE_TOKENS]), &device);
     let log_p = log_softmax(out.belief_logits.clone(), 2);
     let picked = (log_p * classes.one_hot::<3>(TYPES).float()).sum_dim(2).reshape([batch, SQUARE_TOKENS]);
-    let belief = (picked * weights.clone()).sum().neg() / weights.sum().clamp_min(1.0);
-    LossTerms { policy, value, belief }
+    (picked * weights.clone()).sum().neg() / weights.sum().clamp_min(1.0)
 }

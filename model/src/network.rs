@@ -6,12 +6,18 @@ use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, Transf
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
 
+use stratego_engine::Layout;
+
 use crate::config::ModelConfig;
 use crate::tokens::{action_pairs, token_cells, SQUARE_TOKENS, TYPES};
 
 /// The logit given to illegal actions: large and finite, since negative
 /// infinity turns a masked cross-entropy into NaN (0 x -inf).
 pub const MASKED_LOGIT: f32 = -1.0e9;
+
+/// The smallest prior probability the belief head starts from (log 1e-6 is
+/// about -13.8: impossible types stay learnable, not infinitely unlikely).
+const PRIOR_FLOOR: f32 = 1e-6;
 
 /// Index of each outcome in the value head's logits.
 pub const LOSS: usize = 0;
@@ -71,12 +77,12 @@ impl StrategoNet {
     /// flattened per plane); `legal`: `[B, 1800]`, true where legal.
     pub fn forward(&self, planes: Tensor<3>, legal: Tensor<2, Bool>) -> NetOutput {
         let device = planes.device();
-        let [batch, _channels, _cells] = planes.dims();
+        let [batch, channels, cells_count] = planes.dims();
         let d = self.position.val().dims()[1];
         // [B, C, 100] -> [B, 100, C] -> the 92 square tokens.
         let cells = token_cells().iter().map(|&c| c as i64).collect::<Vec<_>>();
         let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [SQUARE_TOKENS]), &device);
-        let squares = planes.swap_dims(1, 2).select(1, cells);
+        let squares = planes.clone().swap_dims(1, 2).select(1, cells.clone());
         let squares = self.embed.forward(squares) + self.position.val().unsqueeze::<3>();
         let value = self.value_token.val().unsqueeze::<3>().expand([batch, 1, d]);
         let tokens = Tensor::cat(vec![squares, value], 1);
@@ -98,10 +104,24 @@ impl StrategoNet {
         let allowed = legal.bool_and(on_board.unsqueeze::<2>().expand([batch, pairs.len()]));
         let policy_logits = pair_logits.select(1, index).mask_fill(allowed.bool_not(), MASKED_LOGIT);
 
-        NetOutput {
-            policy_logits,
-            value_logits: self.value_head.forward(value),
-            belief_logits: self.belief_head.forward(squares),
-        }
+        // The belief head refines the counting prior that the observation
+        // already holds: its logits are added to log(prior), so an untrained
+        // head starts at the prior and learns what setups and play reveal
+        // beyond it. Squares without a hidden piece have no prior (all zero
+        // planes): the floor gives them equal logits, which the loss ignores.
+        let prior = match Layout::from_channels(channels) {
+            Some(layout) => {
+                let r = layout.prior_planes();
+                let prior = planes.slice([0..batch, r.start..r.end, 0..cells_count]).swap_dims(1, 2).select(1, cells);
+                Some(prior.clamp_min(PRIOR_FLOOR).log())
+            }
+            None => None,
+        };
+        let belief_logits = self.belief_head.forward(squares);
+        let belief_logits = match prior {
+            Some(log_prior) => belief_logits + log_prior,
+            None => belief_logits,
+        };
+        NetOutput { policy_logits, value_logits: self.value_head.forward(value), belief_logits }
     }
 }

@@ -1,0 +1,99 @@
+//! Speed of the two sides of training, measured apart: self-play alone
+//! (actors and inference service, games drained as they finish) and the
+//! learner alone (targets, encoding and SGD on the games self-play made).
+//! Whichever is slower per sample is the pipeline's bottleneck.
+
+use std::time::{Duration, Instant};
+
+use burn::module::Module;
+use burn::optim::{AdamWConfig, GradientsParams};
+use crossbeam_channel::bounded;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_model::StrategoNet;
+use stratego_selfplay::{spawn_actors, ActorConfig, GameTrajectory, InferenceService};
+
+use crate::config::{Resolved, TrainConfig};
+use crate::objective::objective;
+use crate::samples::{encode, minibatches, select};
+use crate::train::setup_source;
+use crate::weights::clip_grad_norm;
+use crate::TrainError;
+
+/// What `bench` measured.
+#[derive(Clone, Copy, Debug)]
+pub struct PipelineSpeed {
+    /// Self-play plies (= decisions) per second, all actors together.
+    pub selfplay_plies_per_second: f64,
+    pub games: usize,
+    /// Samples per second through the learner (encoding included).
+    pub learner_samples_per_second: f64,
+    pub learner_samples: usize,
+}
+
+/// Runs self-play for `seconds`, then the learner over what it produced
+/// (every decision kept) for at most `seconds`.
+pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<PipelineSpeed, TrainError> {
+    let Resolved { rules, layout, model } = config.resolve()?;
+    let plain = stratego_model::device(device_name)?;
+    let device = plain.clone().autodiff();
+    device.seed(config.run.seed);
+    let mut net = StrategoNet::new(&model, layout.channels(), &device);
+    let s = &config.selfplay;
+
+    // Self-play alone. The clock starts once the first game is in, so the
+    // warm-up (games in flight from ply 0) does not count against it.
+    let service = InferenceService::start(net.valid(), 0, layout, plain.clone(), s.max_inference_batch);
+    let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
+    let actor_config = ActorConfig {
+        rules,
+        layout,
+        actors: s.actors,
+        games_per_actor: s.games_per_actor,
+        temperature: s.temperature,
+        seed: config.run.seed,
+    };
+    let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
+    let first = games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
+    let plies_at_start = actors.plies.load(std::sync::atomic::Ordering::Relaxed);
+    let start = Instant::now();
+    let mut collected = vec![first];
+    while start.elapsed().as_secs_f64() < seconds {
+        if let Ok(game) = games.recv_timeout(Duration::from_millis(50)) {
+            collected.push(game);
+        }
+    }
+    let plies = actors.plies.load(std::sync::atomic::Ordering::Relaxed) - plies_at_start;
+    let selfplay_seconds = start.elapsed().as_secs_f64();
+    drop(games);
+    actors.stop()?;
+    service.shutdown();
+
+    // The learner alone, keeping every decision.
+    let mut learner = config.learner.clone();
+    learner.keep_quantile = 0.0;
+    learner.min_advantage = 0.0;
+    let (samples, _) = select(&collected, &learner, 0, u64::MAX / 2);
+    let mut optimizer = AdamWConfig::new().init();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.run.seed);
+    let start = Instant::now();
+    let mut learned = 0;
+    for minibatch in minibatches(&samples, learner.minibatch, &mut rng) {
+        if start.elapsed().as_secs_f64() >= seconds {
+            break;
+        }
+        let batch = encode(&collected, &minibatch, layout)?;
+        let o = objective(&net, &batch, layout.channels(), 0.05, &learner, &device);
+        let mut grads = GradientsParams::from_grads(o.total.backward(), &net);
+        clip_grad_norm(&net, &mut grads, learner.grad_clip);
+        net = optimizer.step(1e-4, net, grads);
+        learned += batch.size;
+    }
+    let learner_seconds = start.elapsed().as_secs_f64().max(1e-9);
+    Ok(PipelineSpeed {
+        selfplay_plies_per_second: plies as f64 / selfplay_seconds,
+        games: collected.len(),
+        learner_samples_per_second: learned as f64 / learner_seconds,
+        learner_samples: learned,
+    })
+}

@@ -1,0 +1,354 @@
+//! The training configuration: every coefficient of the recipe, with the
+//! reference (Ataraxos) value as its default. A config file names only what
+//! it changes; unknown keys and invalid values are errors that name the key.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use stratego_engine::{Layout, Ruleset};
+use stratego_model::ModelConfig;
+
+use crate::TrainError;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    pub run: RunConfig,
+    pub game: GameConfig,
+    pub model: ModelChoice,
+    pub selfplay: SelfPlayConfig,
+    pub learner: LearnerConfig,
+    pub checkpoint: CheckpointConfig,
+    pub eval: EvalConfig,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    pub seed: u64,
+    /// Learner iterations (policy versions) to reach; a resumed run stops there too.
+    pub iterations: u64,
+    /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
+    pub device: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameConfig {
+    /// The ruleset's canonical text (`stratego-rules-v1:...`).
+    pub rules: String,
+    /// `compact` (58 planes) or `full` (488).
+    pub layout: String,
+    /// `random`: uniform setups; `handcrafted`: the structured setups of the
+    /// baseline players (Flag on the back row behind Bombs, ...), which give
+    /// the belief head something to learn beyond the counting prior.
+    pub setups: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelChoice {
+    /// `tiny`, `small` or `ataraxos`.
+    pub preset: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    pub actors: usize,
+    pub games_per_actor: usize,
+    /// Sampling temperature of both seats (1 = the policy as it is).
+    pub temperature: f32,
+    /// Largest batch the inference service runs at once.
+    pub max_inference_batch: usize,
+    /// Finished games the channel holds before actors block.
+    pub channel_capacity: usize,
+    /// Decisions made by a policy more than this many versions old are dropped.
+    pub max_staleness: u64,
+}
+
+/// `clip(c / (t + 1)^k, floor, ceiling)` of the iteration t.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSchedule {
+    pub c: f64,
+    pub k: f64,
+    pub floor: f64,
+    pub ceiling: f64,
+}
+
+impl PowerSchedule {
+    pub fn at(&self, iteration: u64) -> f64 {
+        (self.c / ((iteration + 1) as f64).powf(self.k)).clamp(self.floor, self.ceiling)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LearnerConfig {
+    /// Decisions gathered per iteration (before advantage filtering).
+    pub samples_per_iteration: usize,
+    pub minibatch: usize,
+    pub epochs: usize,
+    /// TD(lambda) of the win/draw/loss value targets.
+    pub td_lambda: f32,
+    /// GAE lambda of the advantages on P(win) - P(loss).
+    pub gae_lambda: f32,
+    /// Keep samples with |A| at or above this quantile of |A| ...
+    pub keep_quantile: f32,
+    /// ... and at least this large.
+    pub min_advantage: f32,
+    pub ppo_clip: f32,
+    /// Weight of KL(pi || behaviour).
+    pub behaviour_kl: f32,
+    pub value_weight: f32,
+    /// Weight of the belief cross-entropy on hidden opponent squares.
+    pub belief_weight: f32,
+    /// Global gradient-norm clip (as torch's clip_grad_norm_).
+    pub grad_clip: f32,
+    pub weight_decay: f32,
+    pub ema_decay: f32,
+    pub lr: PowerSchedule,
+    /// tau_t, the weight of KL(pi || magnet); the magnet is uniform over legal actions.
+    pub magnet: PowerSchedule,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CheckpointConfig {
+    /// Iterations between checkpoints (the last iteration always writes one).
+    pub every: u64,
+    /// Checkpoints kept; older ones are deleted.
+    pub keep: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Iterations between evaluations (0 disables them).
+    pub every: u64,
+    /// Games per opponent (played in colour-swapped pairs).
+    pub games: u32,
+    pub opponents: Vec<String>,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            run: RunConfig::default(),
+            game: GameConfig::default(),
+            model: ModelChoice::default(),
+            selfplay: SelfPlayConfig::default(),
+            learner: LearnerConfig::default(),
+            checkpoint: CheckpointConfig::default(),
+            eval: EvalConfig::default(),
+        }
+    }
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { seed: 1, iterations: 100, device: "cpu".into() }
+    }
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig { rules: Ruleset::classic().canonical(), layout: "compact".into(), setups: "random".into() }
+    }
+}
+
+impl Default for ModelChoice {
+    fn default() -> Self {
+        ModelChoice { preset: "small".into() }
+    }
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            actors: 2,
+            games_per_actor: 64,
+            temperature: 1.0,
+            max_inference_batch: 4096,
+            channel_capacity: 256,
+            max_staleness: 4,
+        }
+    }
+}
+
+impl Default for LearnerConfig {
+    /// The reference values (shared/reference/ataraxos.md, section 5).
+    fn default() -> Self {
+        LearnerConfig {
+            samples_per_iteration: 16384,
+            minibatch: 400,
+            epochs: 1,
+            td_lambda: 0.8,
+            gae_lambda: 0.5,
+            keep_quantile: 0.75,
+            min_advantage: 0.01,
+            ppo_clip: 0.2,
+            behaviour_kl: 0.1,
+            value_weight: 1.0,
+            belief_weight: 1.0,
+            grad_clip: 0.267,
+            weight_decay: 0.0,
+            ema_decay: 0.999,
+            lr: PowerSchedule { c: 0.5, k: 1.1, floor: 5e-6, ceiling: 1e-4 },
+            magnet: PowerSchedule { c: 0.05, k: 0.3, floor: 0.001, ceiling: 0.1 },
+        }
+    }
+}
+
+impl Default for CheckpointConfig {
+    fn default() -> Self {
+        CheckpointConfig { every: 100, keep: 5 }
+    }
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig { every: 100, games: 20, opponents: vec!["random".into(), "greedy".into()] }
+    }
+}
+
+/// What a config resolves to (parsed once, so the loop never re-parses).
+pub struct Resolved {
+    pub rules: Ruleset,
+    pub layout: Layout,
+    pub model: ModelConfig,
+}
+
+fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
+    TrainError::Config(format!("`{key}`: {why}"))
+}
+
+impl TrainConfig {
+    /// Reads and checks a config file.
+    pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
+        let config = TrainConfig::parse(&text).map_err(|e| match e {
+            TrainError::Config(m) => TrainError::Config(format!("{}: {m}", path.display())),
+            other => other,
+        })?;
+        Ok(config)
+    }
+
+    /// Parses and checks a config text.
+    pub fn parse(text: &str) -> Result<TrainConfig, TrainError> {
+        let config: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+        config.resolve()?;
+        Ok(config)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config always serializes")
+    }
+
+    /// Checks every value and resolves the names; errors name the key.
+    pub fn resolve(&self) -> Result<Resolved, TrainError> {
+        let rules: Ruleset = self.game.rules.parse().map_err(|e| invalid("game.rules", e))?;
+        rules.validate().map_err(|e| invalid("game.rules", e))?;
+        let layout = Layout::from_name(&self.game.layout).map_err(|e| invalid("game.layout", e))?;
+        if !matches!(self.game.setups.as_str(), "random" | "handcrafted") {
+            return Err(invalid("game.setups", format!("`{}` is not `random` or `handcrafted`", self.game.setups)));
+        }
+        let model = ModelConfig::preset(&self.model.preset).map_err(|e| invalid("model.preset", e))?;
+        if !matches!(self.run.device.as_str(), "cpu" | "flex" | "ndarray" | "wgpu") {
+            return Err(invalid("run.device", format!("`{}` is not cpu, flex, ndarray or wgpu", self.run.device)));
+        }
+        let positive = |key: &str, value: usize| if value == 0 { Err(invalid(key, "must be at least 1")) } else { Ok(()) };
+        positive("run.iterations", self.run.iterations as usize)?;
+        positive("selfplay.actors", self.selfplay.actors)?;
+        positive("selfplay.games_per_actor", self.selfplay.games_per_actor)?;
+        positive("selfplay.max_inference_batch", self.selfplay.max_inference_batch)?;
+        positive("selfplay.channel_capacity", self.selfplay.channel_capacity)?;
+        positive("learner.samples_per_iteration", self.learner.samples_per_iteration)?;
+        positive("learner.minibatch", self.learner.minibatch)?;
+        positive("learner.epochs", self.learner.epochs)?;
+        positive("checkpoint.every", self.checkpoint.every as usize)?;
+        positive("checkpoint.keep", self.checkpoint.keep)?;
+        let l = &self.learner;
+        let unit = |key: &str, v: f32| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(invalid(key, format!("{v} is not in [0, 1]")))
+            }
+        };
+        unit("learner.td_lambda", l.td_lambda)?;
+        unit("learner.gae_lambda", l.gae_lambda)?;
+        unit("learner.keep_quantile", l.keep_quantile)?;
+        unit("learner.ema_decay", l.ema_decay)?;
+        let non_negative = |key: &str, v: f32| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(invalid(key, format!("{v} must be a finite number >= 0")))
+            }
+        };
+        non_negative("learner.min_advantage", l.min_advantage)?;
+        non_negative("learner.behaviour_kl", l.behaviour_kl)?;
+        non_negative("learner.value_weight", l.value_weight)?;
+        non_negative("learner.belief_weight", l.belief_weight)?;
+        non_negative("learner.weight_decay", l.weight_decay)?;
+        non_negative("selfplay.temperature", self.selfplay.temperature)?;
+        if !(l.ppo_clip > 0.0 && l.ppo_clip < 1.0) {
+            return Err(invalid("learner.ppo_clip", format!("{} is not in (0, 1)", l.ppo_clip)));
+        }
+        if !(l.grad_clip > 0.0 && l.grad_clip.is_finite()) {
+            return Err(invalid("learner.grad_clip", format!("{} must be > 0", l.grad_clip)));
+        }
+        for (key, s) in [("learner.lr", &l.lr), ("learner.magnet", &l.magnet)] {
+            let ok = [s.c, s.k, s.floor, s.ceiling].iter().all(|v| v.is_finite() && *v >= 0.0) && s.floor <= s.ceiling;
+            if !ok {
+                return Err(invalid(key, "needs finite c, k, floor, ceiling >= 0 with floor <= ceiling"));
+            }
+        }
+        for opponent in &self.eval.opponents {
+            let spec: stratego_agents::PlayerSpec = opponent.parse().map_err(|e| invalid("eval.opponents", e))?;
+            if spec.builtin().is_none() {
+                return Err(invalid("eval.opponents", format!("`{opponent}` is not a built-in player")));
+            }
+        }
+        if self.eval.every > 0 && (self.eval.games == 0 || self.eval.games % 2 != 0) {
+            return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
+        }
+        Ok(Resolved { rules, layout, model })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_reference_values_and_resolve() {
+        let c = TrainConfig::default();
+        assert_eq!((c.learner.td_lambda, c.learner.gae_lambda, c.learner.ppo_clip), (0.8, 0.5, 0.2));
+        assert_eq!(c.learner.lr.at(0), 1e-4);
+        assert!((c.learner.lr.at(100_000) - 5e-6).abs() < 1e-12);
+        assert!((c.learner.magnet.at(42_399) - 0.05 / 42_400f64.powf(0.3)).abs() < 1e-12);
+        c.resolve().unwrap();
+        assert_eq!(TrainConfig::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key() {
+        for (text, key) in [
+            ("[learner]\ntd_lamda = 0.8\n", "td_lamda"),
+            ("[learner]\ntd_lambda = 1.5\n", "learner.td_lambda"),
+            ("[game]\nlayout = \"huge\"\n", "game.layout"),
+            ("[model]\npreset = \"giant\"\n", "model.preset"),
+            ("[selfplay]\nactors = 0\n", "selfplay.actors"),
+            ("[eval]\nopponents = [\"net:x.safetensors\"]\n", "eval.opponents"),
+            ("[learner.lr]\nc = 1.0\nk = 1.0\nfloor = 0.1\nceiling = 0.01\n", "learner.lr"),
+            ("[bogus]\n", "bogus"),
+        ] {
+            let e = TrainConfig::parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text:?} gave {e}");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The learner: trains the policy, value and belief heads on self-play
+//! games with the Ataraxos recipe (PPO + magnet KL, TD(lambda) values,
+//! GAE advantages with filtering), and manages the run directory.
+//!
+//! Read `train.rs` top to bottom for the algorithm; `objective.rs` holds the
+//! loss, `targets.rs` the returns and advantages.
+
+pub mod bench;
+pub mod config;
+pub mod evaluate;
+pub mod objective;
+pub mod run;
+pub mod samples;
+pub mod targets;
+pub mod train;
+pub mod weights;
+
+pub use config::TrainConfig;
+pub use run::RunDir;
+pub use train::{train, TrainOptions, TrainSummary};
+
+/// What stops training.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    #[error("config {0}")]
+    Config(String),
+    #[error("run directory: {0}")]
+    Run(String),
+    #[error("engine: {0}")]
+    Engine(#[from] stratego_engine::Error),
+    #[error("network: {0}")]
+    Model(#[from] stratego_model::ModelError),
+    #[error("self-play: {0}")]
+    SelfPlay(#[from] stratego_selfplay::SelfPlayError),
+    #[error("log: {0}")]
+    Log(#[from] stratego_runlog::RunLogError),
+    #[error("training data: {0}")]
+    Data(String),
+}

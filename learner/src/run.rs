@@ -1,0 +1,183 @@
+//! The run directory and its checkpoints.
+//!
+//! ```text
+//! runs/NAME/
+//!   config.toml                 the resolved config (every value, defaults included)
+//!   metrics.jsonl               one line per iteration (append-only)
+//!   events.out.tfevents.*       TensorBoard scalars (one file per start)
+//!   checkpoints/00000040/       one directory per checkpoint, written whole:
+//!     model.safetensors         the raw weights (a `net:` player loads this)
+//!     ema.safetensors           the exponential moving average of the weights
+//!     trainer.bpk               the raw weights with burn's parameter ids,
+//!     optimizer.bpk             which the optimizer state is keyed by
+//!     counters.json             iteration, plies, games, samples, seconds
+//! ```
+//!
+//! A checkpoint is written into `00000040.partial/` and renamed when
+//! complete, so a kill at any instant leaves either the whole checkpoint or
+//! none; resuming takes the newest complete one and discards partial ones.
+
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::store::{BurnpackStore, ModuleSnapshot};
+use serde::{Deserialize, Serialize};
+use stratego_model::{CheckpointMeta, Device, StrategoNet};
+use stratego_runlog::atomic_write;
+
+use crate::config::TrainConfig;
+use crate::TrainError;
+
+/// Where training stands; saved with every checkpoint.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Learner iterations done (= the policy version of the weights).
+    pub iteration: u64,
+    pub plies: u64,
+    pub games: u64,
+    pub samples: u64,
+    pub seconds: f64,
+}
+
+pub struct RunDir {
+    root: PathBuf,
+}
+
+fn run_error(path: &Path, why: impl std::fmt::Display) -> TrainError {
+    TrainError::Run(format!("{}: {why}", path.display()))
+}
+
+impl RunDir {
+    /// A new run directory holding `config`. An existing non-empty directory
+    /// is refused: it may hold another run (use `--resume` to continue it).
+    pub fn create(root: &Path, config: &TrainConfig) -> Result<RunDir, TrainError> {
+        if root.exists() && std::fs::read_dir(root).map_err(|e| run_error(root, e))?.next().is_some() {
+            return Err(run_error(root, "already exists and is not empty (use --resume to continue that run)"));
+        }
+        std::fs::create_dir_all(root.join("checkpoints")).map_err(|e| run_error(root, e))?;
+        atomic_write(&root.join("config.toml"), config.to_toml().as_bytes())?;
+        Ok(RunDir { root: root.to_path_buf() })
+    }
+
+    /// An existing run directory and the config it was started with.
+    pub fn open(root: &Path) -> Result<(RunDir, TrainConfig), TrainError> {
+        let path = root.join("config.toml");
+        if !path.exists() {
+            return Err(run_error(root, "is not a run directory (no config.toml)"));
+        }
+        let config = TrainConfig::load(&path)?;
+        Ok((RunDir { root: root.to_path_buf() }, config))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+
+    /// Complete checkpoints, oldest first.
+    pub fn checkpoint_dirs(&self) -> Result<Vec<(u64, PathBuf)>, TrainError> {
+        let dir = self.checkpoints();
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(|e| run_error(&dir, e))? {
+            let path = entry.map_err(|e| run_error(&dir, e))?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if let (8, Ok(step)) = (name.len(), name.parse::<u64>()) {
+                found.push((step, path));
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// The newest complete checkpoint's directory.
+    pub fn latest(&self) -> Result<Option<(u64, PathBuf)>, TrainError> {
+        Ok(self.checkpoint_dirs()?.pop())
+    }
+
+    /// Removes what an interrupted checkpoint write left behind.
+    pub fn discard_partial(&self) -> Result<(), TrainError> {
+        let dir = self.checkpoints();
+        for entry in std::fs::read_dir(&dir).map_err(|e| run_error(&dir, e))? {
+            let path = entry.map_err(|e| run_error(&dir, e))?.path();
+            if path.extension().is_some_and(|e| e == "partial") {
+                std::fs::remove_dir_all(&path).map_err(|e| run_error(&path, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a whole checkpoint, then keeps only the newest `keep`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn save(
+        &self,
+        counters: &Counters,
+        meta: &CheckpointMeta,
+        net: &StrategoNet,
+        ema: &StrategoNet,
+        optimizer: &burn::optim::ModuleOptimizer,
+        keep: usize,
+    ) -> Result<PathBuf, TrainError> {
+        let name = format!("{:08}", counters.iteration);
+        let partial = self.checkpoints().join(format!("{name}.partial"));
+        let done = self.checkpoints().join(&name);
+        if partial.exists() {
+            std::fs::remove_dir_all(&partial).map_err(|e| run_error(&partial, e))?;
+        }
+        std::fs::create_dir_all(&partial).map_err(|e| run_error(&partial, e))?;
+        stratego_model::save(&net.valid(), meta, &partial.join("model.safetensors"))?;
+        stratego_model::save(ema, meta, &partial.join("ema.safetensors"))?;
+        let mut store = BurnpackStore::from_file(partial.join("trainer.bpk")).overwrite(true);
+        net.save_into(&mut store).map_err(|e| run_error(&partial, format!("cannot write trainer.bpk: {e}")))?;
+        optimizer
+            .save(partial.join("optimizer.bpk"))
+            .map_err(|e| run_error(&partial, format!("cannot write optimizer.bpk: {e:?}")))?;
+        let counters_json = serde_json::to_string_pretty(counters).expect("counters serialize");
+        atomic_write(&partial.join("counters.json"), counters_json.as_bytes())?;
+        if done.exists() {
+            std::fs::remove_dir_all(&done).map_err(|e| run_error(&done, e))?;
+        }
+        std::fs::rename(&partial, &done).map_err(|e| run_error(&done, e))?;
+        let all = self.checkpoint_dirs()?;
+        for (_, old) in &all[..all.len().saturating_sub(keep.max(1))] {
+            std::fs::remove_dir_all(old).map_err(|e| run_error(old, e))?;
+        }
+        Ok(done)
+    }
+}
+
+/// What a checkpoint directory restores.
+pub struct Restored {
+    pub counters: Counters,
+    pub net: StrategoNet,
+    pub ema: StrategoNet,
+    pub optimizer: burn::optim::ModuleOptimizer,
+}
+
+/// Loads a checkpoint written by `RunDir::save`: the training weights (with
+/// their parameter ids, so the optimizer state finds its parameters), the
+/// optimizer, the average (on the plain device) and the counters.
+pub fn restore(
+    dir: &Path,
+    meta: &CheckpointMeta,
+    train_device: &Device,
+    plain_device: &Device,
+    optimizer: burn::optim::ModuleOptimizer,
+) -> Result<Restored, TrainError> {
+    let counters: Counters = std::fs::read_to_string(dir.join("counters.json"))
+        .map_err(|e| run_error(dir, format!("counters.json: {e}")))
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))?;
+    let mut net = StrategoNet::new(&meta.config, meta.layout.channels(), train_device);
+    let mut store = BurnpackStore::from_file(dir.join("trainer.bpk"));
+    let applied = net.load_from(&mut store).map_err(|e| run_error(dir, format!("trainer.bpk: {e}")))?;
+    if !applied.errors.is_empty() || !applied.missing.is_empty() {
+        return Err(run_error(dir, format!("trainer.bpk does not fit the model: {applied:?}")));
+    }
+    let optimizer =
+        optimizer.load(dir.join("optimizer.bpk")).map_err(|e| run_error(dir, format!("optimizer.bpk: {e:?}")))?;
+    let (ema, _) =
+        stratego_model::load(&dir.join("ema.safetensors"), Some(meta.layout), Some(&meta.rules), plain_device)?;
+    Ok(Restored { counters, net, ema, optimizer })
+}

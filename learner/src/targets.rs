@@ -1,0 +1,120 @@
+//! Targets per player ("solipsistic"): each player's own decisions form its
+//! trajectory, and the game's result closes it, whoever's move ended the
+//! game (the reference's rule: the result is copied back to the player's
+//! last decision).
+//!
+//! With V_i the predicted (loss, draw, win) at decision i and z the one-hot
+//! result, the next-state estimate is `next_i = V_{i+1}` (and `z` after the
+//! last decision). Undiscounted:
+//! - value targets are TD(lambda) returns on the 3-vectors:
+//!   `delta_i = next_i - V_i`, `R_i = V_i + sum_k lambda^k delta_{i+k}`;
+//! - advantages are GAE(lambda) on the scalar `v = P(win) - P(loss)`.
+
+use stratego_engine::{Color, Outcome};
+
+/// One player's targets at each of its decisions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayerTargets {
+    pub value: Vec<[f32; 3]>,
+    pub advantage: Vec<f32>,
+}
+
+/// The one-hot (loss, draw, win) result for `player`.
+pub fn result_for(outcome: &Outcome, player: Color) -> [f32; 3] {
+    match outcome.winner {
+        None => [0.0, 1.0, 0.0],
+        Some(w) if w == player => [0.0, 0.0, 1.0],
+        Some(_) => [1.0, 0.0, 0.0],
+    }
+}
+
+fn scalar(v: &[f32; 3]) -> f32 {
+    v[2] - v[0]
+}
+
+/// TD(lambda) value targets and GAE(lambda) advantages of one player's
+/// trajectory of predicted values, closed by the result `z`.
+pub fn player_targets(values: &[[f32; 3]], z: [f32; 3], td_lambda: f32, gae_lambda: f32) -> PlayerTargets {
+    let n = values.len();
+    let mut value = vec![[0.0; 3]; n];
+    let mut advantage = vec![0.0; n];
+    let (mut trace, mut gae) = ([0.0f32; 3], 0.0f32);
+    for i in (0..n).rev() {
+        let next = if i + 1 < n { values[i + 1] } else { z };
+        for k in 0..3 {
+            trace[k] = (next[k] - values[i][k]) + td_lambda * trace[k];
+            value[i][k] = values[i][k] + trace[k];
+        }
+        gae = (scalar(&next) - scalar(&values[i])) + gae_lambda * gae;
+        advantage[i] = gae;
+    }
+    PlayerTargets { value, advantage }
+}
+
+/// The threshold of advantage filtering: the `quantile` of |A|, and at
+/// least `minimum` (keeps about the top quarter at the reference 0.75).
+pub fn keep_threshold(advantages: &[f32], quantile: f32, minimum: f32) -> f32 {
+    if advantages.is_empty() {
+        return minimum;
+    }
+    let mut magnitudes: Vec<f32> = advantages.iter().map(|a| a.abs()).collect();
+    magnitudes.sort_by(f32::total_cmp);
+    let index = ((magnitudes.len() - 1) as f32 * quantile).round() as usize;
+    magnitudes[index].max(minimum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WIN: [f32; 3] = [0.0, 0.0, 1.0];
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() < 1e-6
+    }
+
+    #[test]
+    fn lambda_one_gives_the_result_and_lambda_zero_the_next_value() {
+        let values = [[0.2, 0.5, 0.3], [0.1, 0.6, 0.3], [0.3, 0.3, 0.4]];
+        let mc = player_targets(&values, WIN, 1.0, 1.0);
+        for v in &mc.value {
+            assert!(v.iter().zip(WIN).all(|(a, b)| close(*a, b)), "{v:?}");
+        }
+        // GAE(1) = z - V_i on the scalar.
+        assert!(close(mc.advantage[0], 1.0 - 0.1));
+        let td0 = player_targets(&values, WIN, 0.0, 0.0);
+        assert_eq!(td0.value[0], values[1]);
+        assert_eq!(td0.value[2], WIN);
+        assert!(close(td0.advantage[1], (0.4 - 0.3) - (0.3 - 0.1)));
+    }
+
+    #[test]
+    fn hand_computed_lambda_returns() {
+        // Two decisions, V0 = (0.5, 0, 0.5) (scalar 0), V1 = (0, 0, 1) (scalar 1), result: loss.
+        let values = [[0.5, 0.0, 0.5], [0.0, 0.0, 1.0]];
+        let t = player_targets(&values, [1.0, 0.0, 0.0], 0.8, 0.5);
+        // delta1 = z - V1 = (1, 0, -1): R1 = z.
+        assert_eq!(t.value[1], [1.0, 0.0, 0.0]);
+        // delta0 = V1 - V0 = (-0.5, 0, 0.5); R0 = V0 + delta0 + 0.8 delta1 = (0.8, 0, 0.2).
+        assert!(t.value[0].iter().zip([0.8, 0.0, 0.2]).all(|(a, b)| close(*a, b)), "{:?}", t.value[0]);
+        // Scalar: delta1 = -1 - 1 = -2, delta0 = 1 - 0 = 1; A0 = 1 + 0.5 * -2 = 0.
+        assert!(close(t.advantage[1], -2.0));
+        assert!(close(t.advantage[0], 0.0));
+    }
+
+    #[test]
+    fn the_filter_keeps_the_top_quarter_and_at_least_the_minimum() {
+        let advantages: Vec<f32> = (0..100).map(|i| if i % 2 == 0 { i as f32 } else { -(i as f32) }).collect();
+        let threshold = keep_threshold(&advantages, 0.75, 0.01);
+        let kept = advantages.iter().filter(|a| a.abs() >= threshold).count();
+        assert!((24..=26).contains(&kept), "{kept}");
+        assert_eq!(keep_threshold(&[0.001, -0.002, 0.0], 0.75, 0.01), 0.01);
+    }
+
+    #[test]
+    fn results_are_per_player() {
+        let outcome = Outcome { winner: Some(Color::Blue), reason: stratego_engine::EndReason::FlagCaptured };
+        assert_eq!(result_for(&outcome, Color::Blue), WIN);
+        assert_eq!(result_for(&outcome, Color::Red), [1.0, 0.0, 0.0]);
+    }
+}

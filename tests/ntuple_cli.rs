@@ -1,0 +1,158 @@
+//! End-to-end tests of `stratego ntuple train` (run directory, checkpoints,
+//! TensorBoard, exact resumption, config errors) and `stratego bench ntuple`.
+
+mod common;
+use common::*;
+
+use std::path::Path;
+
+use stratego_agents::ntuple::NTupleNet;
+
+const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/ntuple-tiny.toml");
+
+fn train(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["ntuple", "train"];
+    all.extend(args);
+    stratego(&all)
+}
+
+fn weights(path: &Path) -> Vec<f32> {
+    NTupleNet::load(path, None).unwrap().weights().to_vec()
+}
+
+#[test]
+fn a_short_run_writes_checkpoints_and_curves_and_resumes_exactly() {
+    let dir = scratch("ntuple-train");
+    let whole = dir.join("whole");
+    let o = train(&["--config", TINY, "--run", whole.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("12 of 12 games done") && text.contains("last score vs greedy: "), "{text}");
+    // Checkpoints every 4 games, the last 2 kept; the final tables.
+    let names: Vec<String> = {
+        let mut n: Vec<String> =
+            std::fs::read_dir(&whole).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        n.sort();
+        n
+    };
+    assert!(
+        names.contains(&"ntuple-00000008.safetensors".into()) && names.contains(&"ntuple-00000012.safetensors".into())
+    );
+    assert!(!names.contains(&"ntuple-00000004.safetensors".into()), "pruned: {names:?}");
+    assert!(names.contains(&"final.safetensors".into()) && names.contains(&"config.toml".into()), "{names:?}");
+    let net = NTupleNet::load(&whole.join("final.safetensors"), None).unwrap();
+    assert_eq!(net.games, 12);
+    assert_eq!(weights(&whole.join("final.safetensors")), weights(&whole.join("ntuple-00000012.safetensors")));
+    // TensorBoard: the TD error every 2 games, the score every 4.
+    let scalars = stratego_runlog::read_scalars(&whole).unwrap();
+    let steps = |tag: &str| scalars.iter().filter(|s| s.tag == tag).map(|s| s.step).collect::<Vec<_>>();
+    assert_eq!(steps("td/error"), vec![2, 4, 6, 8, 10, 12]);
+    assert_eq!(steps("eval/score"), vec![4, 8, 12]);
+    let metrics = std::fs::read_to_string(whole.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 9);
+
+    // The same run stopped after 5 games (as if killed) and resumed ends
+    // with the same tables.
+    let parts = dir.join("parts");
+    let o = train(&["--config", TINY, "--run", parts.to_str().unwrap(), "--stop-after", "5"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("stopped; continue with --resume"), "{}", stdout(&o));
+    assert!(!parts.join("final.safetensors").exists());
+    let o = train(&["--resume", parts.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(resumed)") && stdout(&o).contains("5 of 12 games played"), "{}", stdout(&o));
+    assert_eq!(weights(&parts.join("final.safetensors")), weights(&whole.join("final.safetensors")));
+    assert!(std::fs::read_to_string(parts.join("metrics.jsonl")).unwrap().contains(r#""event":"resumed""#));
+    let scalars = stratego_runlog::read_scalars(&parts).unwrap();
+    assert!(scalars.iter().any(|s| s.tag == "eval/score" && s.step == 12));
+
+    // A run directory is never reused; resuming needs a checkpoint.
+    assert_one_line_error(&train(&["--config", TINY, "--run", whole.to_str().unwrap()]), "already exists");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::copy(whole.join("config.toml"), empty.join("config.toml")).unwrap();
+    assert_one_line_error(&train(&["--resume", empty.to_str().unwrap()]), "has no checkpoint");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_configs_are_one_error_line_naming_the_key() {
+    let dir = scratch("ntuple-config");
+    let tiny = std::fs::read_to_string(TINY).unwrap();
+    let check = |name: &str, text: &str, needle: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let run = dir.join(format!("run-{name}"));
+        assert_one_line_error(&train(&["--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]), needle);
+        assert!(!run.exists(), "nothing is created for a bad config");
+    };
+    check("unknown.toml", &tiny.replace("[td]\n", "[td]\nmomentum = 0.9\n"), "unknown field `momentum`");
+    check("alpha.toml", &tiny.replace("alpha = 0.1", "alpha = 2.0"), "`td.alpha`");
+    check("layout.toml", &tiny.replace("layout = \"lines2+material\"", "layout = \"snakes\""), "`layout`");
+    check("pieces.toml", &tiny.replace("pieces = \"barrage\"", "pieces = \"mini\""), "`rules.pieces`");
+    check("games.toml", &tiny.replace("games = 4\n", "games = 3\n"), "`evaluation.games`");
+    check("keep.toml", &tiny.replace("keep = 2", "keep = 0"), "`checkpoints.keep`");
+    check(
+        "opponent.toml",
+        &tiny.replace("[evaluation]\n", "[evaluation]\nopponent = \"alphazero\"\n"),
+        "`evaluation.opponent`",
+    );
+    assert_one_line_error(&train(&["--config", "/nonexistent/c.toml"]), "cannot read /nonexistent/c.toml");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ntuple_players_play_in_the_arena_and_bad_tables_are_errors() {
+    let dir = scratch("ntuple-arena");
+    let run = dir.join("run");
+    let o = train(&["--config", TINY, "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tables = run.join("final.safetensors");
+    let spec = format!("ntuple:{}", tables.display());
+    let leaf = format!("expectimax:depth=2,nodes=300,leaf=ntuple:{}", tables.display());
+    let arena = |a: &str, b: &str, pieces: &str, out: &str| {
+        stratego(&[
+            "arena",
+            "--a",
+            a,
+            "--b",
+            b,
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--pieces",
+            pieces,
+            "--max-plies",
+            "200",
+            "--out",
+            dir.join(out).to_str().unwrap(),
+        ])
+    };
+    let o = arena(&spec, &leaf, "barrage", "match");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("W/D/L (A): "), "{}", stdout(&o));
+    // Tables trained for Barrage refuse a classic match.
+    assert_one_line_error(&arena(&spec, "greedy", "classic", "m2"), "trained for another ruleset");
+    assert_one_line_error(&arena("ntuple:/nonexistent/t.safetensors", "greedy", "barrage", "m3"), "cannot read");
+    std::fs::write(dir.join("junk.safetensors"), b"junk").unwrap();
+    let junk = format!("expectimax:leaf=ntuple:{}", dir.join("junk.safetensors").display());
+    assert_one_line_error(&arena(&junk, "greedy", "barrage", "m4"), "not a safetensors file");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_ntuple_prints_name_number_unit_lines() {
+    let o = stratego(&["bench", "ntuple", "--positions", "10", "--repeat", "2", "--rounds", "1", "--train-games", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for needle in [
+        "ntuple full evaluation (singles+lines3+mouths+material, 224 tuples): ",
+        "ntuple afterstate evaluation",
+        "ntuple anchor greedy move score: ",
+        "ntuple anchor expectimax hand-written evaluation: ",
+        "ntuple self-play training: ",
+    ] {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+}

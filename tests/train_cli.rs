@@ -1,0 +1,201 @@
+//! `stratego train` end to end on the smoke config: checkpoints that load,
+//! TensorBoard files with the documented tags (read back by our reader and
+//! by TensorBoard itself), finite metrics, learning that beats the counting
+//! prior, resume, and a SIGKILL in the middle of a run.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{assert_one_line_error, scratch, stderr, stdout, stratego};
+use serde_json::Value;
+
+/// The tags docs/TRAINING.md promises for every iteration.
+const TAGS: &[&str] = &[
+    "loss/total",
+    "loss/clip",
+    "loss/magnet",
+    "loss/value",
+    "loss/behaviour_kl",
+    "loss/belief",
+    "policy/entropy",
+    "policy/kl_behaviour",
+    "policy/clip_fraction",
+    "policy/grad_norm",
+    "samples/kept_fraction",
+    "samples/stale_fraction",
+    "value/accuracy",
+    "belief/accuracy",
+    "belief/prior_accuracy",
+    "belief/log_likelihood",
+    "belief/prior_log_likelihood",
+    "speed/plies_per_second",
+    "speed/games_per_second",
+    "games/average_length",
+    "games/end_ply_cap",
+    "schedule/learning_rate",
+    "schedule/magnet_weight",
+];
+
+fn metrics(run: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))).collect()
+}
+
+fn iterations(lines: &[Value]) -> Vec<&Value> {
+    lines.iter().filter(|l| l.get("event").is_none()).collect()
+}
+
+fn checkpoint_steps(run: &Path) -> Vec<u64> {
+    let Ok(entries) = std::fs::read_dir(run.join("checkpoints")) else { return Vec::new() };
+    let mut steps: Vec<u64> = entries
+        .filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.parse().ok()))
+        .collect();
+    steps.sort();
+    steps
+}
+
+/// Both tests train on every core: one at a time keeps each within its
+/// time (and CI's two cores).
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn smoke_run_logs_learns_checkpoints_and_resumes() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-smoke");
+    let run = dir.join("run");
+    let run_arg = run.to_str().unwrap();
+    let o = stratego(&["train", "--config", "configs/smoke.toml", "--run", run_arg]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
+    let n = config.run.iterations;
+
+    // Checkpoints: the newest `keep`, each loading under the run's ruleset.
+    let steps = checkpoint_steps(&run);
+    assert_eq!(*steps.last().unwrap(), n, "{steps:?}");
+    assert!(steps.len() <= config.checkpoint.keep);
+    let rules: stratego_engine::Ruleset = config.game.rules.parse().unwrap();
+    let device = stratego_model::device("cpu").unwrap();
+    for file in ["model.safetensors", "ema.safetensors"] {
+        let path = run.join(format!("checkpoints/{n:08}/{file}"));
+        let (_, meta) = stratego_model::load(&path, None, Some(&rules), &device).unwrap();
+        assert_eq!(meta.step, n);
+    }
+
+    // Metrics: one line per iteration, every documented value finite.
+    let lines = metrics(&run);
+    let its = iterations(&lines);
+    assert_eq!(its.len() as u64, n);
+    for line in &its {
+        for tag in TAGS {
+            assert!(line[*tag].as_f64().is_some_and(f64::is_finite), "{tag} in {line}");
+        }
+    }
+    assert!(its.iter().any(|l| l["eval/score_vs_random"].as_f64().is_some()), "an evaluation ran");
+
+    // TensorBoard: our reader, then TensorBoard's.
+    let scalars = stratego_runlog::read_scalars(&run).unwrap();
+    for tag in TAGS {
+        let points = scalars.iter().filter(|s| s.tag == *tag).count() as u64;
+        assert_eq!(points, n, "{tag}");
+    }
+    let check = Command::new("python3")
+        .arg("tests/check_tensorboard.py")
+        .arg(&run)
+        .args(TAGS)
+        .output()
+        .expect("python3 runs (pip install tensorboard)");
+    assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));
+
+    // Learning: over the last iterations, the belief head's log-likelihood of
+    // the true hidden types beats the counting prior's on the same samples
+    // (measured before each gradient step, on games not yet trained on), and
+    // the value loss ends below where it started.
+    let mean = |tag: &str, lines: &[&Value]| lines.iter().map(|l| l[tag].as_f64().unwrap()).sum::<f64>() / lines.len() as f64;
+    let last = &its[its.len() - 3..];
+    let (belief, prior) = (mean("belief/log_likelihood", last), mean("belief/prior_log_likelihood", last));
+    assert!(belief > prior, "belief head {belief:.4} vs counting prior {prior:.4}");
+    let (first_value, last_value) = (mean("loss/value", &its[..2]), mean("loss/value", last));
+    assert!(last_value < first_value, "value loss {first_value:.4} -> {last_value:.4}");
+
+    // Resume: two more iterations continue from the last step.
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(n + 2).to_string()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let lines = metrics(&run);
+    let resumed = lines.iter().position(|l| l["event"] == "resumed").expect("a resumed line");
+    assert_eq!(lines[resumed]["step"], n);
+    let after: Vec<u64> = lines[resumed + 1..].iter().map(|l| l["step"].as_u64().unwrap()).collect();
+    assert_eq!(after, vec![n + 1, n + 2]);
+    assert_eq!(*checkpoint_steps(&run).last().unwrap(), n + 2);
+
+    // A second start into the same directory is refused; so is a bad config.
+    let o = stratego(&["train", "--config", "configs/smoke.toml", "--run", run_arg]);
+    assert_one_line_error(&o, "--resume");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[learner]\nppo_clip = 2.0\n").unwrap();
+    let o = stratego(&["train", "--config", bad.to_str().unwrap(), "--run", dir.join("bad").to_str().unwrap()]);
+    assert_one_line_error(&o, "learner.ppo_clip");
+    assert!(!dir.join("bad").exists(), "nothing is created for a bad config");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-kill");
+    let run = dir.join("run");
+    let run_arg = run.to_str().unwrap();
+    // The smoke config with a checkpoint after every iteration.
+    let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
+    let config = dir.join("every-iteration.toml");
+    std::fs::write(&config, smoke.replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1")).unwrap();
+    assert_eq!(stratego_learner::TrainConfig::load(&config).unwrap().checkpoint.every, 1);
+    let child = Command::new(env!("CARGO_BIN_EXE_stratego"))
+        .args(["train", "--config", config.to_str().unwrap(), "--run", run_arg, "--iterations", "1000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed on drop too, so a failing assertion leaves no run behind.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = KillOnDrop(child);
+    // Kill it as soon as the first checkpoint is complete (mid-iteration of the next).
+    let start = Instant::now();
+    while !checkpoint_steps(&run).iter().any(|&s| s > 0) {
+        assert!(start.elapsed() < Duration::from_secs(600), "no checkpoint after 10 minutes");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    child.0.kill().unwrap(); // SIGKILL
+    child.0.wait().unwrap();
+
+    // What the killed run left is valid: every metrics line parses, every
+    // complete checkpoint loads.
+    let killed_at = *checkpoint_steps(&run).last().unwrap();
+    let lines = metrics(&run);
+    assert!(lines.len() as u64 >= killed_at);
+    let device = stratego_model::device("cpu").unwrap();
+    stratego_model::load(&run.join(format!("checkpoints/{killed_at:08}/model.safetensors")), None, None, &device)
+        .unwrap();
+
+    let target = killed_at + 1;
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", &target.to_string()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert_eq!(*checkpoint_steps(&run).last().unwrap(), target);
+    let lines = metrics(&run);
+    assert_eq!(lines.last().unwrap()["step"], target);
+    assert!(std::fs::read_dir(run.join("checkpoints")).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".partial")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
