@@ -26,6 +26,10 @@ pub enum ModelCommand {
         /// cpu, flex, ndarray or wgpu.
         #[arg(long, default_value = "cpu")]
         device: String,
+        /// The ruleset's canonical text (default: the classic rules); e.g. the UCC
+        /// referee's rules for a `ucc-bot --agent net:PATH` checkpoint.
+        #[arg(long)]
+        rules: Option<String>,
     },
     /// Print a checkpoint's metadata.
     Info { checkpoint: PathBuf },
@@ -51,14 +55,19 @@ pub fn run(command: ModelCommand, out: &mut impl Write) -> Result<(), CliError> 
             }
             Ok(())
         }
-        ModelCommand::Init { preset, layout, out: path, device: name } => {
+        ModelCommand::Init { preset, layout, out: path, device: name, rules } => {
             if path.exists() {
                 return Err(format!("{} already exists; not overwriting it", path.display()).into());
             }
             let config = ModelConfig::preset(&preset)?;
             let layout = Layout::from_name(&layout)?;
+            let rules: Ruleset = match rules {
+                Some(text) => text.parse()?,
+                None => Ruleset::classic(),
+            };
+            rules.validate()?;
             let net = StrategoNet::new(&config, layout.channels(), &device(&name)?);
-            save(&net, &CheckpointMeta { config, layout, rules: Ruleset::classic(), step: 0 }, &path)?;
+            save(&net, &CheckpointMeta { config, layout, rules, step: 0 }, &path)?;
             writeln!(out, "wrote {}", path.display()).map_err(output)
         }
         ModelCommand::Info { checkpoint } => {

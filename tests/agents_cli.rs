@@ -82,6 +82,15 @@ fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
     other.extend(["--pieces", "barrage", "--out", barrage.to_str().unwrap()]);
     assert_one_line_error(&stratego(&other), "cannot play under the match's rules");
     assert!(!barrage.exists());
+    // ... and a checkpoint written for the Barrage rules plays it.
+    let barrage_checkpoint = dir.join("barrage.safetensors");
+    let rules = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+    let init = stratego(&["model", "init", "--rules", rules, "--out", barrage_checkpoint.to_str().unwrap()]);
+    assert!(init.status.success(), "{}", stderr(&init));
+    let barrage_net = format!("net:{}", barrage_checkpoint.display());
+    let o = stratego(&["arena", "--a", &barrage_net, "--b", "random", "--games", "2", "--pieces", "barrage"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_one_line_error(&stratego(&["model", "init", "--rules", "nonsense", "--out", "x.safetensors"]), "");
 
     let missing = dir.join("missing.safetensors");
     let o = stratego(&["arena", "--a", &format!("net:{}", missing.display()), "--b", "random", "--games", "2"]);

@@ -50,9 +50,8 @@ fn iterations(lines: &[Value]) -> Vec<&Value> {
 
 fn checkpoint_steps(run: &Path) -> Vec<u64> {
     let Ok(entries) = std::fs::read_dir(run.join("checkpoints")) else { return Vec::new() };
-    let mut steps: Vec<u64> = entries
-        .filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.parse().ok()))
-        .collect();
+    let mut steps: Vec<u64> =
+        entries.filter_map(|e| e.unwrap().file_name().to_str().and_then(|n| n.parse().ok())).collect();
     steps.sort();
     steps
 }
@@ -113,7 +112,8 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     // the true hidden types beats the counting prior's on the same samples
     // (measured before each gradient step, on games not yet trained on), and
     // the value loss ends below where it started.
-    let mean = |tag: &str, lines: &[&Value]| lines.iter().map(|l| l[tag].as_f64().unwrap()).sum::<f64>() / lines.len() as f64;
+    let mean =
+        |tag: &str, lines: &[&Value]| lines.iter().map(|l| l[tag].as_f64().unwrap()).sum::<f64>() / lines.len() as f64;
     let last = &its[its.len() - 3..];
     let (belief, prior) = (mean("belief/log_likelihood", last), mean("belief/prior_log_likelihood", last));
     assert!(belief > prior, "belief head {belief:.4} vs counting prior {prior:.4}");

@@ -1,6 +1,6 @@
 // TEMPORARY diagnostic (not to be committed).
-use std::sync::Arc;
 use rand::SeedableRng;
+use std::sync::Arc;
 use stratego_agents::ntuple::*;
 use stratego_agents::player::{AgentRng, Player};
 use stratego_agents::setup_policy::SetupPolicy;
@@ -21,7 +21,17 @@ fn main() {
     println!("{}", s.board().pretty());
     while !s.is_terminal() {
         let view = InfoView::new(&s, &h);
-        let mv = if s.to_move() == Color::Red { let vals = net.move_values(&view); let mv = us.choose_move(&view, &mut rng); let mut sorted: Vec<_> = view.legal_moves.iter().zip(&vals).collect(); sorted.sort_by(|a, b| b.1.total_cmp(a.1)); let top: Vec<String> = sorted.iter().take(4).map(|(m, v)| format!("{m}:{v:.3}")).collect(); print!("[{}] ", top.join(" ")); mv } else { greedy.choose_move(&view, &mut rng) };
+        let mv = if s.to_move() == Color::Red {
+            let vals = net.move_values(&view);
+            let mv = us.choose_move(&view, &mut rng);
+            let mut sorted: Vec<_> = view.legal_moves.iter().zip(&vals).collect();
+            sorted.sort_by(|a, b| b.1.total_cmp(a.1));
+            let top: Vec<String> = sorted.iter().take(4).map(|(m, v)| format!("{m}:{v:.3}")).collect();
+            print!("[{}] ", top.join(" "));
+            mv
+        } else {
+            greedy.choose_move(&view, &mut rng)
+        };
         s.apply_move(mv).unwrap();
         h.push(PublicPly::of(s.history().last().unwrap()));
         let r = s.history().last().unwrap();

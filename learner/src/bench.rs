@@ -54,7 +54,8 @@ pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<Pi
         seed: config.run.seed,
     };
     let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
-    let first = games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
+    let first =
+        games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
     let plies_at_start = actors.plies.load(std::sync::atomic::Ordering::Relaxed);
     let start = Instant::now();
     let mut collected = vec![first];

@@ -10,7 +10,7 @@ use stratego_model::ModelConfig;
 
 use crate::TrainError;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainConfig {
     pub run: RunConfig,
@@ -132,20 +132,6 @@ pub struct EvalConfig {
     pub opponents: Vec<String>,
 }
 
-impl Default for TrainConfig {
-    fn default() -> Self {
-        TrainConfig {
-            run: RunConfig::default(),
-            game: GameConfig::default(),
-            model: ModelChoice::default(),
-            selfplay: SelfPlayConfig::default(),
-            learner: LearnerConfig::default(),
-            checkpoint: CheckpointConfig::default(),
-            eval: EvalConfig::default(),
-        }
-    }
-}
-
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig { seed: 1, iterations: 100, device: "cpu".into() }
@@ -259,7 +245,8 @@ impl TrainConfig {
         if !matches!(self.run.device.as_str(), "cpu" | "flex" | "ndarray" | "wgpu") {
             return Err(invalid("run.device", format!("`{}` is not cpu, flex, ndarray or wgpu", self.run.device)));
         }
-        let positive = |key: &str, value: usize| if value == 0 { Err(invalid(key, "must be at least 1")) } else { Ok(()) };
+        let positive =
+            |key: &str, value: usize| if value == 0 { Err(invalid(key, "must be at least 1")) } else { Ok(()) };
         positive("run.iterations", self.run.iterations as usize)?;
         positive("selfplay.actors", self.selfplay.actors)?;
         positive("selfplay.games_per_actor", self.selfplay.games_per_actor)?;
@@ -313,7 +300,7 @@ impl TrainConfig {
                 return Err(invalid("eval.opponents", format!("`{opponent}` is not a built-in player")));
             }
         }
-        if self.eval.every > 0 && (self.eval.games == 0 || self.eval.games % 2 != 0) {
+        if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
         Ok(Resolved { rules, layout, model })

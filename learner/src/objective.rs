@@ -37,7 +37,14 @@ pub struct Objective {
 }
 
 /// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
-pub fn objective(net: &StrategoNet, batch: &Batch, channels: usize, tau: f32, c: &LearnerConfig, device: &Device) -> Objective {
+pub fn objective(
+    net: &StrategoNet,
+    batch: &Batch,
+    channels: usize,
+    tau: f32,
+    c: &LearnerConfig,
+    device: &Device,
+) -> Objective {
     let b = batch.size;
     let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
     let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);

@@ -207,7 +207,10 @@ pub fn train(
     let mut board = TensorBoard::create(run.root(), resumed_from.as_ref().map(|(step, _)| *step))?;
     let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
     if resume {
-        metrics.event(if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" }, counters.iteration)?;
+        metrics.event(
+            if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
+            counters.iteration,
+        )?;
     }
 
     // Self-play: an inference service with the current weights, actors
@@ -228,8 +231,7 @@ pub fn train(
 
     let bar = if options.progress { ProgressBar::new(config.run.iterations) } else { ProgressBar::hidden() };
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} it  {elapsed_precise}  {msg}")
-            .expect("a valid template"),
+        ProgressStyle::with_template("{bar:30} {pos}/{len} it  {elapsed_precise}  {msg}").expect("a valid template"),
     );
     bar.set_position(counters.iteration);
 

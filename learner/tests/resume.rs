@@ -19,7 +19,7 @@ fn a_restored_checkpoint_continues_exactly() {
     let layout = Layout::Compact;
     let config = ModelConfig::preset("tiny").unwrap();
     let games = 4;
-    let mut env = VecEnv::new(Ruleset::classic(), games, 9).unwrap();
+    let env = VecEnv::new(Ruleset::classic(), games, 9).unwrap();
     let mut planes = vec![0.0; games * layout.size()];
     let mut legal = vec![false; games * NUM_ACTIONS];
     let mut belief = vec![0; games * 100];
@@ -46,7 +46,7 @@ fn a_restored_checkpoint_continues_exactly() {
     let weights = |net: &StrategoNet| {
         let x = Tensor::<3>::from_data(TensorData::new(planes.clone(), [games, layout.channels(), 100]), &plain);
         let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [games, NUM_ACTIONS]), &plain);
-        net.valid().forward(x, mask).value_logits.into_data().to_vec::<f32>().unwrap()
+        net.valid().forward(x, mask).value_logits.into_data().try_to_vec::<f32>().unwrap()
     };
 
     let start = StrategoNet::new(&config, layout.channels(), &dev);
