@@ -7,16 +7,14 @@ use std::time::{Duration, Instant};
 
 use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams};
-use crossbeam_channel::bounded;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_model::StrategoNet;
-use stratego_selfplay::{spawn_actors, ActorConfig, GameTrajectory, InferenceService};
 
 use crate::config::{Resolved, TrainConfig};
 use crate::objective::objective;
 use crate::samples::{encode, minibatches, select};
-use crate::train::setup_source;
+use crate::train::start_selfplay;
 use crate::weights::clip_grad_norm;
 use crate::TrainError;
 
@@ -34,26 +32,15 @@ pub struct PipelineSpeed {
 /// Runs self-play for `seconds`, then the learner over what it produced
 /// (every decision kept) for at most `seconds`.
 pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<PipelineSpeed, TrainError> {
-    let Resolved { rules, layout, model } = config.resolve()?;
+    let Resolved { layout, model, .. } = config.resolve()?;
     let plain = stratego_model::device(device_name)?;
     let device = plain.clone().autodiff();
     device.seed(config.run.seed);
     let mut net = StrategoNet::new(&model, layout.channels(), &device);
-    let s = &config.selfplay;
 
     // Self-play alone. The clock starts once the first game is in, so the
     // warm-up (games in flight from ply 0) does not count against it.
-    let service = InferenceService::start(net.valid(), 0, layout, plain.clone(), s.max_inference_batch);
-    let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
-    let actor_config = ActorConfig {
-        rules,
-        layout,
-        actors: s.actors,
-        games_per_actor: s.games_per_actor,
-        temperature: s.temperature,
-        seed: config.run.seed,
-    };
-    let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
+    let (service, actors, games) = start_selfplay(config, net.valid(), 0, config.run.seed, &plain)?;
     let first =
         games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
     let plies_at_start = actors.plies.load(std::sync::atomic::Ordering::Relaxed);

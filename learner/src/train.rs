@@ -26,7 +26,7 @@ use stratego_agents::setup_policy::SetupPolicy;
 use stratego_engine::{EndReason, PieceSet, Setup, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_runlog::{MetricsLog, TensorBoard};
-use stratego_selfplay::{spawn_actors, ActorConfig, GameTrajectory, InferenceService};
+use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
 use crate::config::{Resolved, TrainConfig};
 use crate::evaluate::evaluate;
@@ -66,6 +66,32 @@ pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn Setup
         "handcrafted" => Box::new(HandcraftedSetups(set)),
         _ => Box::new(stratego_engine::RandomSetups(set)),
     }
+}
+
+/// Starts the inference service (with `net` as policy `version`) and the
+/// actors of `config`, seeded with `seed`; returns them with the receiving
+/// end of the game channel.
+pub(crate) fn start_selfplay(
+    config: &TrainConfig,
+    net: StrategoNet,
+    version: u64,
+    seed: u64,
+    device: &Device,
+) -> Result<(InferenceService, Actors, Receiver<GameTrajectory>), TrainError> {
+    let Resolved { rules, layout, .. } = config.resolve()?;
+    let s = &config.selfplay;
+    let service = InferenceService::start(net, version, layout, device.clone(), s.max_inference_batch);
+    let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
+    let actor_config = ActorConfig {
+        rules,
+        layout,
+        actors: s.actors,
+        games_per_actor: s.games_per_actor,
+        temperature: s.temperature,
+        seed,
+    };
+    let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
+    Ok((service, actors, games))
 }
 
 /// Games received in one iteration, and what they say.
@@ -216,18 +242,8 @@ pub fn train(
     // Self-play: an inference service with the current weights, actors
     // seeded from the run seed and the iteration they start at (a resumed
     // run plays new games, not the killed run's).
-    let service =
-        InferenceService::start(net.valid(), counters.iteration, layout, plain.clone(), s.max_inference_batch);
-    let (game_sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
-    let actor_config = ActorConfig {
-        rules,
-        layout,
-        actors: s.actors,
-        games_per_actor: s.games_per_actor,
-        temperature: s.temperature,
-        seed: config.run.seed ^ counters.iteration.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-    };
-    let actors = spawn_actors(&actor_config, service.client(), game_sender, &|| setup_source(config, rules.piece_set))?;
+    let seed = config.run.seed ^ counters.iteration.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let (service, actors, games) = start_selfplay(config, net.valid(), counters.iteration, seed, &plain)?;
 
     let bar = if options.progress { ProgressBar::new(config.run.iterations) } else { ProgressBar::hidden() };
     bar.set_style(
