@@ -147,7 +147,7 @@ fn bench_ntuple_prints_name_number_unit_lines() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     for needle in [
-        "ntuple full evaluation (singles+lines3+mouths+material, 224 tuples): ",
+        "ntuple full evaluation (singles+lines2+material, 258 tuples): ",
         "ntuple afterstate evaluation",
         "ntuple anchor greedy move score: ",
         "ntuple anchor expectimax hand-written evaluation: ",

@@ -9,6 +9,15 @@ use super::layout::{Layout, MATERIAL_ENTRIES, MATERIAL_TABLES, MAX_TUPLE};
 use crate::greedy::type_distribution;
 use crate::view::{Cell, InfoView};
 
+/// A tuple as the lookups use it.
+#[derive(Copy, Clone, PartialEq, Eq)]
+struct Packed {
+    /// The offset of its table in the weights.
+    offset: u32,
+    len: u8,
+    cells: [u8; MAX_TUPLE],
+}
+
 /// Temporal-coherence accumulators (Beal & Smith): per weight, the sum of
 /// the changes TD recommended and the sum of their magnitudes.
 #[derive(Clone, PartialEq)]
@@ -24,10 +33,9 @@ pub struct NTupleNet {
     rules: Ruleset,
     /// Self-play games trained so far (for the file's metadata).
     pub games: u64,
-    cells: Vec<[u8; MAX_TUPLE]>,
-    lens: Vec<u8>,
-    /// Offset of each tuple's table in `weights`.
-    offsets: Vec<usize>,
+    /// Each tuple's cells, length and table offset, packed together (one
+    /// cache line holds five tuples).
+    tuples: Vec<Packed>,
     /// Offset of each square table, and the start of the material tables
     /// (or the total) at the end.
     table_offsets: Vec<usize>,
@@ -62,6 +70,19 @@ pub struct Features {
     /// is read): an update that adds `x / norm` to each read weight changes
     /// the sum by exactly `x`.
     pub norm: f32,
+}
+
+/// `sum_k board[cell_k] * 16^k`, unrolled for the usual lengths.
+#[inline(always)]
+fn packed_index(p: &Packed, board: &Symbols) -> usize {
+    let s = |k: usize| board[p.cells[k] as usize] as usize;
+    match p.len {
+        1 => s(0),
+        2 => s(0) | s(1) << 4,
+        3 => s(0) | s(1) << 4 | s(2) << 8,
+        4 => s(0) | s(1) << 4 | s(2) << 8 | s(3) << 12,
+        n => (0..n as usize).rev().fold(0, |index, k| (index << 4) | s(k)),
+    }
 }
 
 fn material_size(layout: &Layout) -> usize {
@@ -105,20 +126,19 @@ impl NTupleNet {
                 return Err(format!("the temporal-coherence accumulators need {total} entries each"));
             }
         }
+        if total > u32::MAX as usize {
+            return Err(format!("{total} weights are more than this format indexes"));
+        }
         let mut table_tuples = Vec::new();
-        let mut cells = Vec::new();
-        let mut lens = Vec::new();
-        let mut offsets = Vec::new();
+        let mut tuples = Vec::new();
         let mut touching = vec![Vec::new(); 100];
         for (i, t) in layout.tuples.iter().enumerate() {
             if table_tuples.len() == t.table {
                 table_tuples.push(i);
             }
-            let mut c = [0u8; MAX_TUPLE];
-            c[..t.cells.len()].copy_from_slice(&t.cells);
-            cells.push(c);
-            lens.push(t.cells.len() as u8);
-            offsets.push(table_offsets[t.table]);
+            let mut cells = [0u8; MAX_TUPLE];
+            cells[..t.cells.len()].copy_from_slice(&t.cells);
+            tuples.push(Packed { offset: table_offsets[t.table] as u32, len: t.cells.len() as u8, cells });
             for &cell in &t.cells {
                 touching[cell as usize].push(i as u16);
             }
@@ -128,9 +148,7 @@ impl NTupleNet {
             layout,
             rules,
             games,
-            cells,
-            lens,
-            offsets,
+            tuples,
             table_offsets,
             table_tuples,
             weights,
@@ -196,25 +214,21 @@ impl NTupleNet {
     }
 
     /// Tuple `t`'s index into its table: `sum_k board[cell_k] * 16^k`.
-    #[inline]
     pub fn index(&self, t: usize, board: &Symbols) -> usize {
-        let cells = &self.cells[t];
-        let mut index = 0usize;
-        for k in (0..self.lens[t] as usize).rev() {
-            index = (index << 4) | board[cells[k] as usize] as usize;
-        }
-        index
+        packed_index(&self.tuples[t], board)
     }
 
     #[inline]
     fn entry(&self, t: usize, board: &Symbols) -> f32 {
-        self.weights[self.offsets[t] + self.index(t, board)]
+        let p = &self.tuples[t];
+        self.weights[p.offset as usize + packed_index(p, board)]
     }
 
     /// The sum of the looked-up weights, before squashing.
     pub fn raw(&self, position: &Encoded) -> f32 {
         let board = &position.board;
-        (0..self.cells.len()).map(|t| self.entry(t, board)).sum::<f32>() + self.material_sum(&position.material)
+        self.tuples.iter().map(|p| self.weights[p.offset as usize + packed_index(p, board)]).sum::<f32>()
+            + self.material_sum(&position.material)
     }
 
     /// The value of a position for the player whose view it is: `tanh` of
@@ -232,7 +246,7 @@ impl NTupleNet {
     pub fn features(&self, position: &Encoded) -> Features {
         let board = &position.board;
         let mut indices: Vec<u32> =
-            (0..self.cells.len()).map(|t| (self.offsets[t] + self.index(t, board)) as u32).collect();
+            self.tuples.iter().map(|p| p.offset + packed_index(p, board) as u32).collect();
         let mut norm = 0.0;
         if self.layout.material {
             let base = self.material_offset();
@@ -331,7 +345,8 @@ impl NTupleNet {
         for (j, &(cell, _)) in changes.iter().enumerate() {
             for &t in &self.touching[cell] {
                 let t = t as usize;
-                let cells = &self.cells[t][..self.lens[t] as usize];
+                let p = &self.tuples[t];
+                let cells = &p.cells[..p.len as usize];
                 if changes[..j].iter().any(|(earlier, _)| cells.contains(&(*earlier as u8))) {
                     continue; // already visited for an earlier cell
                 }
