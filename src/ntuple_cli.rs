@@ -19,6 +19,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use stratego_agents::arena::{play_match, MatchConfig, SetupMode};
+use stratego_agents::chart::{draw_curves, Panel, Series};
 use stratego_agents::ntuple::speed::{measure, positions};
 use stratego_agents::ntuple::{
     train, GameStats, NTupleFactory, NTupleNet, TdConfig, TrainConfig, TrainSetups, Trainer,
@@ -27,7 +28,9 @@ use stratego_agents::report::MatchSummary;
 use stratego_agents::setup_policy::SetupPolicy;
 use stratego_agents::spec;
 use stratego_engine::{PieceSet, Ruleset};
-use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, TensorBoard};
+use stratego_runlog::{
+    atomic_write, checkpoint_name, checkpoints, prune_checkpoints, read_metrics, MetricsLog, TensorBoard,
+};
 
 use crate::{output, CliError};
 
@@ -304,6 +307,63 @@ struct Run {
 }
 
 impl Run {
+    /// Redraws `curves.png` from `metrics.jsonl`: the score against the
+    /// evaluation opponent with its interval, the TD error, and the share of
+    /// drawn self-play games. Drawn beside, then renamed, so a kill never
+    /// leaves half a picture.
+    fn draw_curves(&self) -> Result<Option<PathBuf>, CliError> {
+        let series = read_metrics(&self.dir.join("metrics.jsonl"))?;
+        let points = |name: &str| -> Vec<(f64, f64)> {
+            series.get(name).map_or(Vec::new(), |p| p.iter().map(|&(s, v)| (s as f64, v)).collect())
+        };
+        if series.is_empty() {
+            return Ok(None); // nothing logged yet
+        }
+        let (wins, draws, losses) = (points("eval/wins"), points("eval/draws"), points("eval/losses"));
+        let intervals = wins
+            .iter()
+            .zip(&draws)
+            .zip(&losses)
+            .map(|((&(x, w), &(_, d)), &(_, l))| {
+                let (lo, hi) = score_interval(w, d, l);
+                (x, lo, hi)
+            })
+            .collect();
+        let opponent = &self.config.evaluation.opponent;
+        let panels = [
+            Panel {
+                y_desc: format!("score vs {opponent}"),
+                y_range: Some((0.0, 1.0)),
+                reference: Some(0.5),
+                series: vec![Series {
+                    label: format!("{} games per point, 95% interval", self.config.evaluation.games),
+                    points: points("eval/score"),
+                    intervals,
+                }],
+            },
+            Panel {
+                y_desc: "TD error (mean |delta|)".into(),
+                series: vec![Series { label: "td/error".into(), points: points("td/error"), ..Series::default() }],
+                ..Panel::default()
+            },
+            Panel {
+                y_desc: "share of self-play games".into(),
+                y_range: Some((0.0, 1.0)),
+                series: vec![
+                    Series { label: "draws".into(), points: points("selfplay/draws"), ..Series::default() },
+                    Series { label: "Red wins".into(), points: points("selfplay/red_wins"), ..Series::default() },
+                ],
+                ..Panel::default()
+            },
+        ];
+        let path = self.dir.join("curves.png");
+        let partial = self.dir.join("curves.partial.png");
+        let title = format!("stratego ntuple train: {}", self.dir.display());
+        draw_curves(&partial, &title, "self-play games", &panels).map_err(|e| e.to_string())?;
+        std::fs::rename(&partial, &path).map_err(|e| format!("cannot rename {}: {e}", partial.display()))?;
+        Ok(Some(path))
+    }
+
     fn checkpoint(&self, net: &NTupleNet) -> Result<PathBuf, CliError> {
         let path = self.dir.join(checkpoint_name(STEM, net.games, EXT));
         atomic_write(&path, &net.to_bytes(Some(&self.training_note())))?;
@@ -437,6 +497,7 @@ fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> 
             run.board.scalars(games, &values)?;
             run.metrics.write(games, &values)?;
             last_score = Some(summary.score);
+            run.draw_curves()?;
         }
         if games % run.config.checkpoints.every == 0 || finished {
             run.checkpoint(trainer.net())?;
@@ -470,6 +531,9 @@ fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> 
     if let Some(score) = last_score {
         writeln!(out, "last score vs {}: {score:.3}", run.config.evaluation.opponent).map_err(output)?;
     }
+    if let Some(curves) = run.draw_curves()? {
+        writeln!(out, "curves: {}", curves.display()).map_err(output)?;
+    }
     if stopped {
         writeln!(out, "stopped; continue with --resume {}", run.dir.display()).map_err(output)?;
     } else {
@@ -478,6 +542,19 @@ fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> 
         writeln!(out, "tables: {}", final_path.display()).map_err(output)?;
     }
     Ok(())
+}
+
+/// The 95 % normal interval of a match score from its wins, draws and
+/// losses (each game scored 1, 1/2 or 0), clamped to [0, 1].
+fn score_interval(wins: f64, draws: f64, losses: f64) -> (f64, f64) {
+    let n = wins + draws + losses;
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let mean = (wins + 0.5 * draws) / n;
+    let variance = (wins * (1.0 - mean).powi(2) + draws * (0.5 - mean).powi(2) + losses * mean.powi(2)) / n;
+    let half = 1.96 * (variance / n).sqrt();
+    ((mean - half).max(0.0), (mean + half).min(1.0))
 }
 
 pub fn bench(out: &mut impl Write, args: BenchNTupleArgs) -> Result<(), CliError> {
@@ -506,6 +583,10 @@ pub fn bench(out: &mut impl Write, args: BenchNTupleArgs) -> Result<(), CliError
         format!(
             "ntuple full evaluation ({layout}, {tuples} tuples): {:.0} evaluations/s per core",
             speed.full_per_second
+        ),
+        format!(
+            "ntuple table lookups ({layout}, encoded position): {:.0} evaluations/s per core",
+            speed.lookups_per_second
         ),
         format!("ntuple afterstate evaluation ({layout}): {:.0} moves/s per core", speed.afterstates_per_second),
         format!("ntuple anchor greedy move score: {:.0} moves/s per core", speed.greedy_scores_per_second),

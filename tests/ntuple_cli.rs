@@ -50,6 +50,11 @@ fn a_short_run_writes_checkpoints_and_curves_and_resumes_exactly() {
     assert_eq!(steps("eval/score"), vec![4, 8, 12]);
     let metrics = std::fs::read_to_string(whole.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics.lines().count(), 9);
+    // The curves as a picture, redrawn at each evaluation and at the end.
+    assert!(text.contains("curves: "), "{text}");
+    let png = std::fs::read(whole.join("curves.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+    assert!(!names.iter().any(|n| n.contains("partial")), "{names:?}");
 
     // The same run stopped after 5 games (as if killed) and resumed ends
     // with the same tables.

@@ -1,5 +1,6 @@
-//! The ladder's PNG chart: one row per player, strongest on top, a dot at
-//! the rating and a bar over its 95 % interval, labelled with the numbers.
+//! PNG charts: the ladder (one row per player, strongest on top, a dot at
+//! the rating and a bar over its 95 % interval, labelled with the numbers)
+//! and training curves (panels of lines over the games or steps of a run).
 //!
 //! Text is drawn with DejaVu Sans embedded in the binary, so the chart looks
 //! the same on every machine and needs no system fonts.
@@ -75,6 +76,104 @@ pub fn draw_ratings(path: &Path, title: &str, names: &[String], ratings: &[Ratin
         let label = format!("{}: {:+.0} [{:+.0}, {:+.0}]", names[i], r.elo, r.lower, r.upper);
         chart
             .draw_series([Text::new(label, (lo - pad * 0.8, y + 0.38), ("sans-serif", 20).into_font().color(&BLACK))])
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    root.present().map_err(|e| fail(e.to_string()))?;
+    Ok(())
+}
+
+/// One line of a curve chart, with an optional 95 % interval per point.
+#[derive(Clone, Debug, Default)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    /// `(x, lower, upper)`: drawn as a vertical bar at `x`.
+    pub intervals: Vec<(f64, f64, f64)>,
+}
+
+/// One panel of a curve chart: its y axis and its lines.
+#[derive(Clone, Debug, Default)]
+pub struct Panel {
+    pub y_desc: String,
+    /// The y range, or `None` to fit the data.
+    pub y_range: Option<(f64, f64)>,
+    /// A horizontal reference line (say, an even score).
+    pub reference: Option<f64>,
+    pub series: Vec<Series>,
+}
+
+const PALETTE: [RGBColor; 4] =
+    [RGBColor(40, 90, 170), RGBColor(200, 60, 40), RGBColor(40, 140, 70), RGBColor(120, 60, 160)];
+
+/// Draws `panels` stacked vertically over one x axis as a PNG at `path`.
+/// Panels without points are skipped (a run that has not evaluated yet).
+pub fn draw_curves(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<(), ChartError> {
+    register_font();
+    let fail = |why: String| ChartError { path: path.display().to_string(), why };
+    let panels: Vec<&Panel> = panels.iter().filter(|p| p.series.iter().any(|s| !s.points.is_empty())).collect();
+    if panels.is_empty() {
+        return Err(fail("nothing has been logged yet".into()));
+    }
+    let xs = || panels.iter().flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0)));
+    let (x_lo, x_hi) = (xs().fold(f64::INFINITY, f64::min).min(0.0), xs().fold(f64::NEG_INFINITY, f64::max));
+    let x_hi = if x_hi > x_lo { x_hi } else { x_lo + 1.0 };
+    let root = BitMapBackend::new(path, (1000, 60 + 340 * panels.len() as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+    let root = root.titled(title, ("sans-serif", 24)).map_err(|e| fail(e.to_string()))?;
+    for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(&panels) {
+        let ys = || {
+            panel
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1).chain(s.intervals.iter().flat_map(|&(_, lo, hi)| [lo, hi])))
+        };
+        let (y_lo, y_hi) = panel.y_range.unwrap_or_else(|| {
+            let (lo, hi) = (ys().fold(f64::INFINITY, f64::min), ys().fold(f64::NEG_INFINITY, f64::max));
+            let pad = ((hi - lo) * 0.08).max(1e-6);
+            (lo - pad, hi + pad)
+        });
+        let mut chart = ChartBuilder::on(area)
+            .margin(16)
+            .margin_right(44)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+            .map_err(|e| fail(e.to_string()))?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_desc(panel.y_desc.as_str())
+            .axis_desc_style(("sans-serif", 18))
+            .label_style(("sans-serif", 15))
+            .draw()
+            .map_err(|e| fail(e.to_string()))?;
+        if let Some(y) = panel.reference {
+            let grey = ShapeStyle { color: RGBColor(150, 150, 150).to_rgba(), filled: false, stroke_width: 2 };
+            chart.draw_series([PathElement::new(vec![(x_lo, y), (x_hi, y)], grey)]).map_err(|e| fail(e.to_string()))?;
+        }
+        for (k, series) in panel.series.iter().enumerate() {
+            let color = PALETTE[k % PALETTE.len()];
+            let line = ShapeStyle { color: color.to_rgba(), filled: false, stroke_width: 2 };
+            let bars = series.intervals.iter().map(|&(x, lo, hi)| PathElement::new(vec![(x, lo), (x, hi)], line));
+            chart.draw_series(bars).map_err(|e| fail(e.to_string()))?;
+            let dots = series.points.len() <= 60;
+            chart
+                .draw_series([PathElement::new(series.points.clone(), line)])
+                .map_err(|e| fail(e.to_string()))?
+                .label(series.label.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], line));
+            if dots {
+                let dot = series.points.iter().map(|&p| Circle::new(p, 3, color.filled()));
+                chart.draw_series(dot).map_err(|e| fail(e.to_string()))?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 15))
+            .draw()
             .map_err(|e| fail(e.to_string()))?;
     }
     root.present().map_err(|e| fail(e.to_string()))?;

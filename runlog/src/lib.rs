@@ -12,7 +12,7 @@ mod metrics;
 mod tensorboard;
 
 pub use files::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, Checkpoint};
-pub use metrics::MetricsLog;
+pub use metrics::{read_metrics, MetricsLog};
 pub use tensorboard::{read_scalars, Scalar, TensorBoard};
 
 /// What can go wrong with a run directory.
@@ -20,6 +20,8 @@ pub use tensorboard::{read_scalars, Scalar, TensorBoard};
 pub enum RunLogError {
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
+    #[error("{path}, line {line}: {message}")]
+    Metrics { path: String, line: usize, message: String },
     #[error("TensorBoard event file {path}: {message}")]
     Events { path: String, message: String },
 }

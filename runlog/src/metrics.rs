@@ -2,6 +2,7 @@
 //! for people who would rather read numbers with jq or pandas than open
 //! TensorBoard.
 
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -47,6 +48,49 @@ impl MetricsLog {
     }
 }
 
+/// Each metric's points `(step, value)` in the order they were logged, as
+/// the run that survived saw them: a `resumed` event at step S drops the
+/// points that the killed run logged after S (its checkpoint), like
+/// TensorBoard's SessionLog START. Null values and a torn last line (a kill
+/// mid-write) are skipped; any other unreadable line is an error.
+pub fn read_metrics(path: &Path) -> Result<BTreeMap<String, Vec<(u64, f64)>>, RunLogError> {
+    let text = std::fs::read_to_string(path).map_err(|e| RunLogError::io(path, e))?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut series: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => break,
+            Err(e) => {
+                return Err(RunLogError::Metrics {
+                    path: path.display().to_string(),
+                    line: i + 1,
+                    message: e.to_string(),
+                })
+            }
+        };
+        let bad = |message: &str| RunLogError::Metrics {
+            path: path.display().to_string(),
+            line: i + 1,
+            message: message.to_string(),
+        };
+        let object = value.as_object().ok_or_else(|| bad("not a JSON object"))?;
+        let step = object.get("step").and_then(Value::as_u64).ok_or_else(|| bad("no integer `step`"))?;
+        if object.get("event").and_then(Value::as_str) == Some("resumed") {
+            for points in series.values_mut() {
+                points.retain(|&(s, _)| s <= step);
+            }
+            continue;
+        }
+        for (name, v) in object {
+            if let (false, Some(v)) = (name == "step", v.as_f64()) {
+                series.entry(name.clone()).or_default().push((step, v));
+            }
+        }
+    }
+    Ok(series)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,6 +108,28 @@ mod tests {
         assert_eq!(lines[0]["loss"], 0.5);
         assert!(lines[0]["bad"].is_null());
         assert_eq!(lines[1]["event"], "resumed");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn reading_drops_what_a_killed_run_logged_after_its_checkpoint() {
+        let path = std::env::temp_dir().join(format!("runlog-read-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut log = MetricsLog::append(&path).unwrap();
+        for step in 1..=5 {
+            log.write(step, &[("loss", step as f64), ("bad", f64::NAN)]).unwrap();
+        }
+        log.event("resumed", 3).unwrap();
+        log.write(4, &[("loss", 40.0)]).unwrap();
+        drop(log);
+        // A kill in the middle of a line leaves it torn: skipped.
+        std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(b"{\"step\": 5, \"lo").unwrap();
+        let series = read_metrics(&path).unwrap();
+        assert_eq!(series["loss"], vec![(1, 1.0), (2, 2.0), (3, 3.0), (4, 40.0)]);
+        assert!(!series.contains_key("bad"));
+        std::fs::write(&path, "{\"step\": 1}\nnot json\n{\"step\": 2}\n").unwrap();
+        let err = read_metrics(&path).unwrap_err().to_string();
+        assert!(err.contains("line 2"), "{err}");
         std::fs::remove_file(&path).unwrap();
     }
 }

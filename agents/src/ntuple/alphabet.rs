@@ -159,10 +159,11 @@ pub fn frame_cell(sq: Square, viewer: Color) -> usize {
 /// material.
 pub fn encode_state(state: &State, viewer: Color) -> Encoded {
     let mut board = EMPTY_BOARD;
-    let mut own_count = [0u8; PieceType::COUNT];
+    // The opponent's pieces alive are the ones on the board: one pass counts both sides.
+    let mut counts = [[0u8; PieceType::COUNT]; 2];
     for (sq, piece) in state.board().pieces() {
+        counts[(piece.color != viewer) as usize][piece.kind.index()] += 1;
         board[frame_cell(sq, viewer)] = if piece.color == viewer {
-            own_count[piece.kind.index()] += 1;
             own(piece.kind)
         } else if piece.revealed {
             opponent(piece.kind)
@@ -170,8 +171,8 @@ pub fn encode_state(state: &State, viewer: Color) -> Encoded {
             hidden(piece.moved)
         };
     }
-    let opp = alive(state.rules().piece_set.counts(), state.lost(viewer.opponent()));
-    Encoded { board, material: Material { own: own_count, opp } }
+    let [own_alive, opp_alive] = counts;
+    Encoded { board, material: Material { own: own_alive, opp: opp_alive } }
 }
 
 /// The acting player's view, encoded (equal to `encode_state` of the state

@@ -144,17 +144,7 @@ impl NTupleNet {
             }
         }
         table_tuples.push(layout.tuples.len());
-        Ok(NTupleNet {
-            layout,
-            rules,
-            games,
-            tuples,
-            table_offsets,
-            table_tuples,
-            weights,
-            touching,
-            coherence,
-        })
+        Ok(NTupleNet { layout, rules, games, tuples, table_offsets, table_tuples, weights, touching, coherence })
     }
 
     pub fn layout(&self) -> &Layout {
@@ -245,8 +235,7 @@ impl NTupleNet {
     /// The weights a position reads, for learning.
     pub fn features(&self, position: &Encoded) -> Features {
         let board = &position.board;
-        let mut indices: Vec<u32> =
-            self.tuples.iter().map(|p| p.offset + packed_index(p, board) as u32).collect();
+        let mut indices: Vec<u32> = self.tuples.iter().map(|p| p.offset + packed_index(p, board) as u32).collect();
         let mut norm = 0.0;
         if self.layout.material {
             let base = self.material_offset();

@@ -19,6 +19,8 @@ use crate::view::{public_history, InfoView};
 pub struct EvalSpeed {
     /// Full evaluations (encode a state from one side, one lookup per tuple, tanh).
     pub full_per_second: f64,
+    /// Table lookups alone (an encoded position, one lookup per tuple, tanh).
+    pub lookups_per_second: f64,
     /// Afterstate values of legal moves (`move_values`, incremental, with
     /// the prior averages of attacks on hidden pieces), per move.
     pub afterstates_per_second: f64,
@@ -73,6 +75,14 @@ pub fn measure(net: &NTupleNet, positions: &[State], repeat: usize, rounds: usiz
             }
         }
     });
+    let encoded: Vec<_> = positions.iter().map(|s| encode_state(s, s.to_move())).collect();
+    let lookups = best_rate(rounds, n, || {
+        for _ in 0..repeat {
+            for e in &encoded {
+                black_box(net.value(black_box(e)));
+            }
+        }
+    });
     let after = best_rate(rounds, (moves * repeat) as u64, || {
         for _ in 0..repeat {
             for v in &views {
@@ -99,6 +109,7 @@ pub fn measure(net: &NTupleNet, positions: &[State], repeat: usize, rounds: usiz
     });
     EvalSpeed {
         full_per_second: full,
+        lookups_per_second: lookups,
         afterstates_per_second: after,
         greedy_scores_per_second: greedy,
         handwritten_per_second: handwritten,
