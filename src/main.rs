@@ -22,6 +22,10 @@ mod ucc_cli;
 
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
+/// mimalloc keeps freed memory for reuse; see Cargo.toml for why.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "stratego", version, about = "Stratego AI lab: rules engine, play, replay and benchmarks")]
 struct Cli {
