@@ -100,7 +100,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--threads", type=int, default=0, help="intra-op threads (0: PyTorch's default, one per core)")
     args = p.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     channels = 58
     for name, (d, layers, heads, ffn) in PRESETS.items():
         torch.manual_seed(0)
