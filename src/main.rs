@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
 mod arena_cli;
 mod cotoan_cli;
+mod curves;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;

@@ -19,7 +19,7 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use stratego_agents::arena::{play_match, MatchConfig, SetupMode};
-use stratego_agents::chart::{draw_curves, Panel, Series};
+use stratego_agents::chart::{Panel, Series};
 use stratego_agents::ntuple::speed::{measure, positions};
 use stratego_agents::ntuple::{
     train, GameStats, NTupleFactory, NTupleNet, TdConfig, TrainConfig, TrainSetups, Trainer,
@@ -28,10 +28,9 @@ use stratego_agents::report::MatchSummary;
 use stratego_agents::setup_policy::SetupPolicy;
 use stratego_agents::spec;
 use stratego_engine::{PieceSet, Ruleset};
-use stratego_runlog::{
-    atomic_write, checkpoint_name, checkpoints, prune_checkpoints, read_metrics, MetricsLog, TensorBoard,
-};
+use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, TensorBoard};
 
+use crate::curves::{write_curves, Metrics};
 use crate::{output, CliError};
 
 const STEM: &str = "ntuple";
@@ -312,14 +311,12 @@ impl Run {
     /// drawn self-play games. Drawn beside, then renamed, so a kill never
     /// leaves half a picture.
     fn draw_curves(&self) -> Result<Option<PathBuf>, CliError> {
-        let series = read_metrics(&self.dir.join("metrics.jsonl"))?;
-        let points = |name: &str| -> Vec<(f64, f64)> {
-            series.get(name).map_or(Vec::new(), |p| p.iter().map(|&(s, v)| (s as f64, v)).collect())
-        };
-        if series.is_empty() {
+        let metrics = Metrics::read(&self.dir)?;
+        if metrics.is_empty() {
             return Ok(None); // nothing logged yet
         }
-        let (wins, draws, losses) = (points("eval/wins"), points("eval/draws"), points("eval/losses"));
+        let (wins, draws, losses) =
+            (metrics.points("eval/wins"), metrics.points("eval/draws"), metrics.points("eval/losses"));
         let intervals = wins
             .iter()
             .zip(&draws)
@@ -337,31 +334,27 @@ impl Run {
                 reference: Some(0.5),
                 series: vec![Series {
                     label: format!("{} games per point, 95% interval", self.config.evaluation.games),
-                    points: points("eval/score"),
+                    points: metrics.points("eval/score"),
                     intervals,
                 }],
             },
             Panel {
                 y_desc: "TD error (mean |delta|)".into(),
-                series: vec![Series { label: "td/error".into(), points: points("td/error"), ..Series::default() }],
+                series: vec![metrics.series("td/error", "td/error")],
                 ..Panel::default()
             },
             Panel {
                 y_desc: "share of self-play games".into(),
                 y_range: Some((0.0, 1.0)),
                 series: vec![
-                    Series { label: "draws".into(), points: points("selfplay/draws"), ..Series::default() },
-                    Series { label: "Red wins".into(), points: points("selfplay/red_wins"), ..Series::default() },
+                    metrics.series("selfplay/draws", "draws"),
+                    metrics.series("selfplay/red_wins", "Red wins"),
                 ],
                 ..Panel::default()
             },
         ];
-        let path = self.dir.join("curves.png");
-        let partial = self.dir.join("curves.partial.png");
         let title = format!("stratego ntuple train: {}", self.dir.display());
-        draw_curves(&partial, &title, "self-play games", &panels).map_err(|e| e.to_string())?;
-        std::fs::rename(&partial, &path).map_err(|e| format!("cannot rename {}: {e}", partial.display()))?;
-        Ok(Some(path))
+        Ok(Some(write_curves(&self.dir, &title, "self-play games", &panels)?))
     }
 
     fn checkpoint(&self, net: &NTupleNet) -> Result<PathBuf, CliError> {

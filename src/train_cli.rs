@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
 
+use stratego_agents::chart::Panel;
+
+use crate::curves::{write_curves, Metrics};
 use crate::{output, CliError};
 
 #[derive(Args)]
@@ -51,6 +54,7 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
         config.run.iterations = iterations;
     }
     writeln!(out, "run: {}", run.root().display()).map_err(output)?;
+    let root = run.root().to_path_buf();
     let options = TrainOptions { device: args.device, progress: true };
     let summary = train(&config, run, resume, &options)?;
     writeln!(
@@ -66,7 +70,48 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
     if let Some(checkpoint) = summary.last_checkpoint {
         writeln!(out, "latest checkpoint: {}", checkpoint.join("model.safetensors").display()).map_err(output)?;
     }
+    if let Some(curves) = draw_curves(&root)? {
+        writeln!(out, "curves: {}", curves.display()).map_err(output)?;
+    }
     Ok(())
+}
+
+/// `curves.png` of a training run: the evaluation scores, the loss terms,
+/// the belief head against the counting prior, and the policy's entropy.
+fn draw_curves(root: &Path) -> Result<Option<PathBuf>, CliError> {
+    let metrics = Metrics::read(root)?;
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let scores = metrics
+        .names_with("eval/score_vs_")
+        .into_iter()
+        .map(|name| metrics.series(name, &format!("vs {}", name.trim_start_matches("eval/score_vs_"))))
+        .collect();
+    let losses = ["loss/total", "loss/clip", "loss/value", "loss/belief"];
+    let panels = [
+        Panel { y_desc: "score".into(), y_range: Some((0.0, 1.0)), reference: Some(0.5), series: scores },
+        Panel {
+            y_desc: "loss".into(),
+            series: losses.iter().map(|&n| metrics.series(n, n)).collect(),
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "belief log-likelihood per hidden piece".into(),
+            series: vec![
+                metrics.series("belief/log_likelihood", "belief head"),
+                metrics.series("belief/prior_log_likelihood", "counting prior"),
+            ],
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "policy entropy (nats)".into(),
+            series: vec![metrics.series("policy/entropy", "policy/entropy")],
+            ..Panel::default()
+        },
+    ];
+    let title = format!("stratego train: {}", root.display());
+    Ok(Some(write_curves(root, &title, "iteration", &panels)?))
 }
 
 #[derive(Args)]

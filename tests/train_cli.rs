@@ -93,6 +93,10 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
         }
     }
     assert!(its.iter().any(|l| l["eval/score_vs_random"].as_f64().is_some()), "an evaluation ran");
+    // The curves as a picture at the end of the run.
+    assert!(stdout(&o).contains("curves: "), "{}", stdout(&o));
+    let png = std::fs::read(run.join("curves.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
 
     // TensorBoard: our reader, then TensorBoard's.
     let scalars = stratego_runlog::read_scalars(&run).unwrap();
