@@ -333,7 +333,10 @@ impl Run {
                 y_range: Some((0.0, 1.0)),
                 reference: Some(0.5),
                 series: vec![Series {
-                    label: format!("{} games per point, 95% interval", self.config.evaluation.games),
+                    label: format!(
+                        "{} games per point, 95% interval (games taken as independent)",
+                        self.config.evaluation.games
+                    ),
                     points: metrics.points("eval/score"),
                     intervals,
                 }],

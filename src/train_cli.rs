@@ -4,9 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
-
 use stratego_agents::chart::Panel;
+use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
 
 use crate::curves::{write_curves, Metrics};
 use crate::{output, CliError};
