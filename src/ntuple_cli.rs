@@ -27,6 +27,7 @@ use stratego_agents::ntuple::{
 use stratego_agents::report::MatchSummary;
 use stratego_agents::setup_policy::SetupPolicy;
 use stratego_agents::spec;
+use stratego_agents::stats::Z95;
 use stratego_engine::{PieceSet, Ruleset};
 use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, TensorBoard};
 
@@ -549,7 +550,7 @@ fn score_interval(wins: f64, draws: f64, losses: f64) -> (f64, f64) {
     }
     let mean = (wins + 0.5 * draws) / n;
     let variance = (wins * (1.0 - mean).powi(2) + draws * (0.5 - mean).powi(2) + losses * mean.powi(2)) / n;
-    let half = 1.96 * (variance / n).sqrt();
+    let half = Z95 * (variance / n).sqrt();
     ((mean - half).max(0.0), (mean + half).min(1.0))
 }
 

@@ -26,8 +26,9 @@
 //! | `material` | not squares: for each piece type, own count x opponent's count alive | 12 of 16^2 | 3,072 |
 //!
 //! The default, [`DEFAULT`], is `singles+lines2+material` (25,056 weights,
-//! 100 KB as f32): in pilot runs of up to 80,000 self-play games it learned
-//! as fast as the 16-times larger `singles+lines3+mouths+material`
+//! 100 KB as f32), 16 times smaller than `singles+lines3+mouths+material`
+//! (its tables fit in the L2 cache); pilot runs reported it learning as
+//! fast as the larger layout, but their figures were not kept
 //! (docs/NTUPLE.md section 7).
 //!
 //! **Material tables** (`material`): table `t` (a piece type, in
