@@ -1,5 +1,5 @@
 //! `stratego arena`, `stratego ladder`, `stratego register run` and
-//! `stratego bench agents`: thin wrappers over `stratego_agents`.
+//! `stratego bench agents`: thin wrappers over the evaluation crate.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,16 +8,17 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use stratego_agents::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
-use stratego_agents::bench::{arena_games_per_second, expectimax_nodes_per_second};
-use stratego_agents::expectimax::ExpectimaxConfig;
-use stratego_agents::ladder::{play_ladder, write_ladder};
-use stratego_agents::registration;
-use stratego_agents::report::{create_output_dir, write_match, MatchSummary};
-use stratego_agents::stats::Sprt;
-use stratego_agents::PlayerFactory;
-use stratego_model::player::{self, CpuCheckpointLoader};
+use stratego_evaluation::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
+use stratego_baselines::bench::expectimax_nodes_per_second;
+use stratego_baselines::expectimax::ExpectimaxConfig;
+use stratego_evaluation::bench::arena_games_per_second;
+use stratego_evaluation::ladder::{play_ladder, write_ladder};
+use stratego_evaluation::registration;
+use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary};
+use stratego_evaluation::stats::Sprt;
+use stratego_players::PlayerFactory;
 
+use crate::players;
 use crate::{output, CliError, RulesArgs};
 
 /// The settings every match command shares.
@@ -47,8 +48,7 @@ pub struct MatchArgs {
 
 #[derive(Args)]
 pub struct ArenaArgs {
-    /// Player A: random, greedy, expectimax:depth=N[,nodes=N,time=MS], with setup=handcrafted as an option,
-    /// or net:CHECKPOINT[,temperature=T] (a network, run on the CPU).
+    /// Player A: a player spec such as greedy, expectimax:depth=2 or net:CHECKPOINT (`stratego players` lists them).
     #[arg(long)]
     a: String,
     /// Player B, as A.
@@ -195,8 +195,8 @@ impl Progress {
 }
 
 pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
-    let a = player::factory(&args.a)?;
-    let b = player::factory(&args.b)?;
+    let a = players::factory(&args.a)?;
+    let b = players::factory(&args.b)?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let settings = &args.settings;
     let config = settings.config(sprt)?;
@@ -230,7 +230,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
 
 pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let players: Vec<Arc<dyn PlayerFactory>> =
-        args.specs.iter().map(|s| player::factory(s)).collect::<Result<_, _>>()?;
+        args.specs.iter().map(|s| players::factory(s)).collect::<Result<_, _>>()?;
     let settings = &args.settings;
     let config = settings.config(None)?;
     check_rules(&players, &config)?;
@@ -250,7 +250,7 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
 
 pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), CliError> {
     let RegisterCommand::Run { file, out_root, threads } = command;
-    let prepared = registration::prepare_with(&file, Some(&CpuCheckpointLoader))?;
+    let prepared = registration::prepare(&file, &players::registry())?;
     check_rules([&prepared.a, &prepared.b], &prepared.config)?;
     let progress = Progress::new(prepared.config.games as u64);
     let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &|g| progress.game("A", g)))??;
@@ -271,7 +271,7 @@ pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), Cl
 pub fn bench_agents(out: &mut impl Write, args: BenchAgentsArgs) -> Result<(), CliError> {
     let threads = rayon::current_num_threads();
     for spec in ["random", "greedy"] {
-        let (rate, length) = arena_games_per_second(spec, args.games, args.seed)?;
+        let (rate, length) = arena_games_per_second(players::factory(spec)?.as_ref(), args.games, args.seed)?;
         writeln!(out, "agents arena {spec} vs {spec} ({threads} threads): {rate:.1} games/s").map_err(output)?;
         writeln!(out, "agents arena {spec} vs {spec} game length: {length:.1} plies").map_err(output)?;
     }

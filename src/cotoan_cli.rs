@@ -7,13 +7,14 @@ use std::io::{self, Read, Write};
 use clap::{Args, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::cotoan::diagnostics::{
+use serde::Serialize;
+use stratego_cotoan::diagnostics::{
     horizon_pair, horizon_rule_pair, rq2_fixtures, threshold_pair, witness_sampling, AliasedPair,
 };
-use stratego_engine::cotoan::fixtures::{random_trajectory, synthetic_state};
-use stratego_engine::cotoan::observation::entry_name;
-use stratego_engine::cotoan::{CoToanState, HorizonRule, OperatorMask, Outcome, Settings};
-use stratego_engine::Color;
+use stratego_cotoan::fixtures::{random_trajectory, synthetic_state};
+use stratego_cotoan::observation::entry_name;
+use stratego_cotoan::{CoToanState, HorizonRule, OperatorMask, Outcome, Settings};
+use stratego_engine::{ActionId, Color};
 
 use crate::{output, CliError};
 
@@ -306,72 +307,79 @@ fn print_pair(w: &mut impl FnMut(String) -> Result<(), CliError>, pair: &Aliased
 
 // ---- dump --------------------------------------------------------------------
 
-/// A JSON string literal.
-fn json_string(text: &str) -> String {
-    let mut s = String::with_capacity(text.len() + 2);
-    s.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
-            c => s.push(c),
-        }
-    }
-    s.push('"');
-    s
+/// `terminal`, `winner`, `reason` of a state (winner and reason null while
+/// the game goes on, winner null for a draw).
+#[derive(Serialize)]
+struct OutcomeJson {
+    terminal: bool,
+    winner: Option<&'static str>,
+    reason: Option<&'static str>,
 }
 
-/// `"winner":..,"reason":..` of an outcome (both null while the game goes on).
-fn json_outcome(outcome: Option<Outcome>) -> String {
-    match outcome {
-        None => "\"terminal\":false,\"winner\":null,\"reason\":null".to_string(),
-        Some(o) => format!(
-            "\"terminal\":true,\"winner\":{},\"reason\":{}",
-            o.winner.map_or("null".to_string(), |c| json_string(c.name())),
-            json_string(o.reason.name())
-        ),
+impl OutcomeJson {
+    fn of(outcome: Option<Outcome>) -> OutcomeJson {
+        OutcomeJson {
+            terminal: outcome.is_some(),
+            winner: outcome.and_then(|o| o.winner).map(Color::name),
+            reason: outcome.map(|o| o.reason.name()),
+        }
     }
+}
+
+/// One successor: the action, the child's snapshot and its outcome.
+#[derive(Serialize)]
+struct SuccessorJson {
+    action: ActionId,
+    snapshot: String,
+    #[serde(flatten)]
+    outcome: OutcomeJson,
+}
+
+/// One line of `dump`, in the key order tools/cotoan_conformance.py reads.
+#[derive(Serialize)]
+struct StateJson<'a> {
+    source: &'a str,
+    game: usize,
+    task: String,
+    settings: String,
+    snapshot: String,
+    #[serde(flatten)]
+    outcome: OutcomeJson,
+    scores: [u8; 2],
+    legal: Vec<ActionId>,
+    /// `[action, operator, support square]` per witness.
+    witnesses: Vec<(ActionId, &'static str, usize)>,
+    successors: Vec<SuccessorJson>,
 }
 
 fn json_state(source: &str, game: usize, state: &CoToanState) -> String {
     let settings = state.settings();
-    let legal: Vec<String> = state.legal_actions().iter().map(|a| a.to_string()).collect();
-    let witnesses: Vec<String> = state
+    let witnesses = state
         .legal_moves_with_witnesses()
         .iter()
-        .flat_map(|m| {
-            m.witnesses()
-                .into_iter()
-                .map(move |w| format!("[{},{},{}]", m.action(), json_string(w.operator.name()), w.support.index()))
-        })
+        .flat_map(|m| m.witnesses().into_iter().map(move |w| (m.action(), w.operator.name(), w.support.index())))
         .collect();
-    let successors: Vec<String> = state
+    let successors = state
         .legal_moves()
         .iter()
         .map(|&mv| {
             let child = state.child(mv).expect("a legal move applies");
-            format!(
-                "{{\"action\":{},\"snapshot\":{},{}}}",
-                mv.action(),
-                json_string(&child.serialize()),
-                json_outcome(child.outcome())
-            )
+            SuccessorJson { action: mv.action(), snapshot: child.serialize(), outcome: OutcomeJson::of(child.outcome()) }
         })
         .collect();
-    format!(
-        "{{\"source\":{},\"game\":{game},\"task\":{},\"settings\":{},\"snapshot\":{},{},\"scores\":[{},{}],\"legal\":[{}],\"witnesses\":[{}],\"successors\":[{}]}}",
-        json_string(source),
-        json_string(&settings.task_id().to_string()),
-        json_string(&settings.canonical()),
-        json_string(&state.serialize()),
-        json_outcome(state.outcome()),
-        state.scores()[0],
-        state.scores()[1],
-        legal.join(","),
-        witnesses.join(","),
-        successors.join(",")
-    )
+    let line = StateJson {
+        source,
+        game,
+        task: settings.task_id().to_string(),
+        settings: settings.canonical(),
+        snapshot: state.serialize(),
+        outcome: OutcomeJson::of(state.outcome()),
+        scores: state.scores(),
+        legal: state.legal_actions(),
+        witnesses,
+        successors,
+    };
+    serde_json::to_string(&line).expect("the dump's records are plain strings and numbers")
 }
 
 fn dump(

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use stratego_agents::chart::{draw_curves, Panel, Series};
+use stratego_evaluation::chart::{draw_curves, Panel, Series};
 use stratego_runlog::read_metrics;
 
 use crate::CliError;

@@ -18,6 +18,7 @@ mod curves;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;
+mod players;
 mod train_cli;
 mod ucc_cli;
 
@@ -101,6 +102,8 @@ enum Command {
         #[command(subcommand)]
         what: ntuple_cli::NTupleCommand,
     },
+    /// List the players that specs can name, with their options.
+    Players,
     /// Play as a bot of the UCC 2012 Stratego referee, on stdin and stdout.
     UccBot(ucc_cli::UccBotArgs),
     /// Measure speed.
@@ -260,6 +263,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Ntuple { what } => ntuple_cli::run(what, out),
         Command::Bench { what: BenchCommand::Ntuple(args) } => ntuple_cli::bench(out, args),
         Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
+        Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),
         Command::Bench { what: BenchCommand::Obs { observations, batch, steps, seed } } => {

@@ -18,16 +18,16 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use stratego_agents::arena::{play_match, MatchConfig, SetupMode};
-use stratego_agents::chart::{Panel, Series};
-use stratego_agents::ntuple::speed::{measure, positions};
-use stratego_agents::ntuple::{
+use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
+use stratego_evaluation::chart::{Panel, Series};
+use stratego_baselines::ntuple::speed::{measure, positions};
+use stratego_baselines::ntuple::{
     train, GameStats, NTupleFactory, NTupleNet, TdConfig, TrainConfig, TrainSetups, Trainer,
 };
-use stratego_agents::report::MatchSummary;
-use stratego_agents::setup_policy::SetupPolicy;
-use stratego_agents::spec;
-use stratego_agents::stats::Z95;
+use stratego_evaluation::report::MatchSummary;
+use stratego_players::setup_policy::SetupPolicy;
+
+use stratego_evaluation::stats::Z95;
 use stratego_engine::{PieceSet, Ruleset};
 use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, TensorBoard};
 
@@ -210,7 +210,7 @@ struct NTupleConfig {
 }
 
 fn default_layout() -> String {
-    stratego_agents::ntuple::layout::DEFAULT.into()
+    stratego_baselines::ntuple::layout::DEFAULT.into()
 }
 
 impl NTupleConfig {
@@ -229,7 +229,7 @@ impl NTupleConfig {
         if e.every > 0 && (e.games == 0 || e.games % 2 == 1) {
             return Err(format!("invalid value {} for `evaluation.games`: expected an even number above 0", e.games));
         }
-        spec::factory(&e.opponent)
+        crate::players::factory(&e.opponent)
             .map_err(|err| format!("invalid value `{}` for `evaluation.opponent`: {err}", e.opponent))?;
         e.setup.parse::<SetupPolicy>().map_err(|err| format!("invalid value for `evaluation.setup`: {err}"))?;
         if self.checkpoints.every == 0 {
@@ -303,7 +303,7 @@ struct Run {
     config: NTupleConfig,
     board: TensorBoard,
     metrics: MetricsLog,
-    opponent: Arc<dyn stratego_agents::PlayerFactory>,
+    opponent: Arc<dyn stratego_players::PlayerFactory>,
 }
 
 impl Run {
@@ -431,7 +431,7 @@ fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> 
     };
     let start_games = net.games;
     let mut trainer = Trainer::new(config.train_config()?, net)?;
-    let opponent = spec::factory(&config.evaluation.opponent)?;
+    let opponent = crate::players::factory(&config.evaluation.opponent)?;
     let mut run = Run {
         board: TensorBoard::create(&dir, resumed.then_some(start_games))?,
         metrics: MetricsLog::append(&dir.join("metrics.jsonl"))?,
@@ -561,11 +561,11 @@ pub fn bench(out: &mut impl Write, args: BenchNTupleArgs) -> Result<(), CliError
         Some(path) => NTupleNet::load(path, Some(&rules))?,
         None => {
             let mut net = NTupleNet::new(
-                stratego_agents::ntuple::Layout::preset(stratego_agents::ntuple::layout::DEFAULT)?,
+                stratego_baselines::ntuple::Layout::preset(stratego_baselines::ntuple::layout::DEFAULT)?,
                 rules,
                 false,
             )?;
-            let mut rng = stratego_agents::AgentRng::seed_from_u64(args.seed);
+            let mut rng = stratego_players::AgentRng::seed_from_u64(args.seed);
             for k in 0..net.layout().tables() {
                 net.table_mut(k).iter_mut().for_each(|w| *w = rng.random_range(-0.05..0.05));
             }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use stratego_agents::chart::Panel;
+use stratego_evaluation::chart::Panel;
 use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
 
 use crate::curves::{write_curves, Metrics};

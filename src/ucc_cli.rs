@@ -11,15 +11,14 @@ use std::time::Duration;
 
 use clap::Args;
 use rand::SeedableRng;
-use stratego_agents::ucc::{self, UccEnd};
-use stratego_agents::AgentRng;
-use stratego_model::player;
+use stratego_evaluation::ucc::{self, UccEnd};
+use stratego_players::AgentRng;
 
-use crate::CliError;
+use crate::{players, CliError};
 
 #[derive(Args)]
 pub struct UccBotArgs {
-    /// The player: random, greedy, expectimax:depth=N[,...] or net:CHECKPOINT[,...].
+    /// The player: a player spec (`stratego players` lists them).
     #[arg(long)]
     agent: String,
     /// The game record, written move by move (an existing file is refused).
@@ -35,7 +34,7 @@ pub struct UccBotArgs {
 }
 
 pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
-    let factory = player::factory(&args.agent)?;
+    let factory = players::factory(&args.agent)?;
     factory
         .check_rules(&ucc::ucc_rules())
         .map_err(|why| format!("player `{}` cannot play UCC games: {why}", factory.name()))?;

@@ -6,7 +6,7 @@ use common::*;
 
 use std::path::Path;
 
-use stratego_agents::ntuple::NTupleNet;
+use stratego_baselines::ntuple::NTupleNet;
 
 const TINY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/ntuple-tiny.toml");
 

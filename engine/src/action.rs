@@ -9,6 +9,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::Error;
+use crate::notation;
 use crate::piece::Color;
 use crate::square::Square;
 
@@ -86,7 +87,7 @@ pub fn decode(action: ActionId) -> Option<(Square, Square)> {
 impl fmt::Display for Move {
     /// `b2-b5`: absolute squares, whether or not the move is an attack.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.from, self.to)
+        notation::write_move(f, self.from, self.to)
     }
 }
 
@@ -95,9 +96,8 @@ impl FromStr for Move {
 
     /// Accepts `b2-b5` and `b2xb5`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || Error::MoveSyntax(s.to_string());
-        let (from, to) = s.split_once(['-', 'x']).ok_or_else(bad)?;
-        Ok(Move { from: from.parse().map_err(|_| bad())?, to: to.parse().map_err(|_| bad())? })
+        let (from, to) = notation::parse_move(s).ok_or_else(|| Error::MoveSyntax(s.to_string()))?;
+        Ok(Move { from, to })
     }
 }
 

@@ -1,11 +1,31 @@
-//! The state API every agent and tool speaks, with OpenSpiel's names.
+//! The game contract, with OpenSpiel's names (docs/CONTRACT.md, section 4).
 //!
-//! Stratego implements it here; other games on the same contract (CoToan)
-//! implement it beside it, so random and search players and the arena can
-//! play any of them.
+//! As in OpenSpiel, the game object is apart from its states: a `Game` says
+//! what the game is (`GameType`), its parameters (its canonical settings
+//! keys and values), the sizes of its action space, games and observations,
+//! and creates initial states; a `GameState` is one moment of one game
+//! (player to act, legal actions, play, returns, observations, an exact
+//! text form). `Outcome` is the shared result type, over each game's
+//! `Reason` for ending.
+//!
+//! What is generic is this contract and what is written against it alone:
+//! the canonical settings texts (`canonical`), the square and move notation
+//! (`notation`) and the conformance check `conformance::random_sim_test`,
+//! which plays any `Game` through these traits. Stratego implements the
+//! contract in `game` (`StrategoGame`, and `GameState` for `State`); CoToan
+//! in its own crate, `stratego-cotoan`, which the engine knows nothing of.
+//! The Stratego players and the arena are not generic: they decide from
+//! Stratego's information views (hidden pieces, beliefs, setups), so they
+//! play Stratego only.
+
+use std::fmt;
+use std::hash::Hash;
 
 use crate::action::ActionId;
+use crate::piece::Color;
 
+/// One moment of a game on the contract: what OpenSpiel calls a state.
+/// Players are 0 and 1 (Red and Blue).
 pub trait GameState: Clone + PartialEq {
     type Error: std::error::Error;
 
@@ -34,39 +54,199 @@ pub trait GameState: Clone + PartialEq {
     /// An exact text form; `deserialize` of it gives an equal state.
     fn serialize(&self) -> String;
     fn deserialize(text: &str) -> Result<Self, Self::Error>;
+    /// What `player` (0 or 1) observes now, as a flat vector of the game's
+    /// `Game::observation_shape` (OpenSpiel's observation tensor). It is a
+    /// function of that player's information only. Panics for a player
+    /// other than 0 or 1.
+    fn observation(&self, player: usize) -> Vec<f32>;
 }
 
-impl GameState for crate::State {
-    type Error = crate::Error;
+/// A game on the contract: the object a state is created from, apart from
+/// the states (OpenSpiel's `Game`).
+pub trait Game {
+    type State: GameState;
 
-    fn num_distinct_actions(&self) -> usize {
-        crate::NUM_ACTIONS
+    /// What kind of game this is.
+    fn game_type(&self) -> GameType;
+    /// Players per game: the game type's (fixed) number.
+    fn num_players(&self) -> usize {
+        self.game_type().max_num_players
     }
-    fn current_player(&self) -> Option<usize> {
-        crate::State::current_player(self).map(|c| c.index())
+    /// Size of the fixed action space: every action id is below it.
+    fn num_distinct_actions(&self) -> usize;
+    /// The most plies a game from `new_initial_state` can last.
+    fn max_game_length(&self) -> usize;
+    /// The smallest return a player can get (a loss).
+    fn min_utility(&self) -> f32 {
+        -1.0
     }
-    fn legal_actions(&self) -> Vec<ActionId> {
-        crate::State::legal_actions(self)
+    /// The largest return a player can get (a win).
+    fn max_utility(&self) -> f32 {
+        1.0
     }
-    fn legal_action_mask(&self) -> Vec<bool> {
-        crate::State::legal_action_mask(self)
+    /// The game's parameters: the keys and values of its canonical settings
+    /// text, in canonical order (`canonical::CanonicalSettings::parameters`).
+    fn parameters(&self) -> Vec<(String, String)>;
+    /// The shape of `GameState::observation`.
+    fn observation_shape(&self) -> Vec<usize>;
+    /// The length of `GameState::observation`: the product of the shape.
+    fn observation_size(&self) -> usize {
+        self.observation_shape().iter().product()
     }
-    fn apply_action(&mut self, action: ActionId) -> Result<(), crate::Error> {
-        crate::State::apply_action(self, action)
+    /// A new game. `seed` draws the game's chance events at the start (how
+    /// depends on the game type's `ChanceMode`); a deterministic game ignores
+    /// it. The same seed gives an equal state.
+    fn new_initial_state(&self, seed: u64) -> Result<Self::State, <Self::State as GameState>::Error>;
+    /// `GameState::deserialize`, refusing a state of another game (another
+    /// ruleset or settings).
+    fn deserialize_state(&self, text: &str) -> Result<Self::State, <Self::State as GameState>::Error>;
+}
+
+/// What kind of game a `Game` is (OpenSpiel's `GameType`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GameType {
+    /// A short name without spaces: `stratego`.
+    pub short_name: &'static str,
+    pub long_name: &'static str,
+    pub dynamics: Dynamics,
+    pub chance_mode: ChanceMode,
+    pub information: Information,
+    pub utility: Utility,
+    pub reward_model: RewardModel,
+    pub min_num_players: usize,
+    pub max_num_players: usize,
+    /// Whether `GameState::observation` is implemented.
+    pub provides_observation_tensor: bool,
+}
+
+impl GameType {
+    /// A sequential two-player zero-sum game with returns at the end and an
+    /// observation tensor: the shape of the board games on this contract.
+    pub const fn two_player_zero_sum(
+        short_name: &'static str,
+        long_name: &'static str,
+        chance_mode: ChanceMode,
+        information: Information,
+    ) -> GameType {
+        GameType {
+            short_name,
+            long_name,
+            dynamics: Dynamics::Sequential,
+            chance_mode,
+            information,
+            utility: Utility::ZeroSum,
+            reward_model: RewardModel::Terminal,
+            min_num_players: 2,
+            max_num_players: 2,
+            provides_observation_tensor: true,
+        }
     }
-    fn is_terminal(&self) -> bool {
-        crate::State::is_terminal(self)
+}
+
+/// Whether players act in turn or together.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dynamics {
+    /// One player acts per ply.
+    Sequential,
+    /// All players act together.
+    Simultaneous,
+}
+
+/// How chance enters the game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChanceMode {
+    /// No chance events.
+    Deterministic,
+    /// Chance events are nodes of the game tree, with listed outcomes and
+    /// probabilities.
+    ExplicitStochastic,
+    /// Chance events are drawn when they happen (from the seed given to
+    /// `Game::new_initial_state`); their outcomes are not listed.
+    SampledStochastic,
+}
+
+/// Whether every player sees the whole state.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Information {
+    PerfectInformation,
+    ImperfectInformation,
+}
+
+/// How the players' returns relate.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Utility {
+    /// The returns sum to 0.
+    ZeroSum,
+    /// The returns sum to a constant.
+    ConstantSum,
+    GeneralSum,
+    /// Every player gets the same return.
+    Identical,
+}
+
+/// When rewards are given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RewardModel {
+    /// Only at the end: the returns.
+    Terminal,
+    /// After every ply.
+    Rewards,
+}
+
+/// Why a game ended: each game's enumeration of its end reasons.
+pub trait Reason: Copy + Eq + Hash + fmt::Debug + 'static {
+    /// Every reason, in the order the game's end checks run.
+    const ALL: &'static [Self];
+    /// The reason's name in texts (`flag-captured`).
+    fn name(self) -> &'static str;
+    /// The reason of this name.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|r| r.name() == name)
     }
-    fn returns(&self) -> Vec<f32> {
-        crate::State::returns(self).to_vec()
+}
+
+/// The result of a finished game, for any game's end reasons.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Outcome<R> {
+    /// `None` for a draw.
+    pub winner: Option<Color>,
+    pub reason: R,
+}
+
+impl<R: Reason> Outcome<R> {
+    /// Returns per player (Red, Blue): +1 win, -1 loss, 0 draw.
+    pub fn returns(&self) -> [f32; 2] {
+        match self.winner {
+            Some(Color::Red) => [1.0, -1.0],
+            Some(Color::Blue) => [-1.0, 1.0],
+            None => [0.0, 0.0],
+        }
     }
-    fn action_to_string(&self, action: ActionId) -> String {
-        crate::State::action_to_string(self, action)
+
+    /// `red-wins flag-captured`, `draw ply-cap`: the form used in records.
+    pub fn to_text(&self) -> String {
+        match self.winner {
+            Some(c) => format!("{c}-wins {}", self.reason.name()),
+            None => format!("draw {}", self.reason.name()),
+        }
     }
-    fn serialize(&self) -> String {
-        crate::State::serialize(self)
+
+    /// Reads `to_text`'s form.
+    pub fn parse(text: &str) -> Option<Outcome<R>> {
+        let (who, why) = text.trim().split_once(' ')?;
+        let reason = R::from_name(why.trim())?;
+        let winner = match who {
+            "draw" => None,
+            "red-wins" => Some(Color::Red),
+            "blue-wins" => Some(Color::Blue),
+            _ => return None,
+        };
+        Some(Outcome { winner, reason })
     }
-    fn deserialize(text: &str) -> Result<Self, crate::Error> {
-        crate::State::deserialize(text)
+}
+
+impl<R: Reason> fmt::Display for Outcome<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_text())
     }
 }

@@ -2,22 +2,14 @@
 //! setup, a position, a move, a record) ends here with a message that says
 //! what was wrong and where; nothing in the engine panics on input.
 
+use crate::action::Move;
 use crate::piece::{Color, PieceType};
+use crate::square::Square;
 
-/// A ruleset text or id that cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RulesError {
-    #[error("malformed ruleset: {0}")]
-    Malformed(String),
-    #[error("ruleset version `{found}` is not supported (this engine implements `{expected}`)")]
-    Version { found: String, expected: String },
-    #[error("ruleset key `{key}`: {why}")]
-    Invalid { key: &'static str, why: String },
-    #[error("`{0}` is not a ruleset id (expected 8 hex digits)")]
-    BadId(String),
-    #[error("ruleset mismatch: expected {expected}, found {found}")]
-    Mismatch { expected: String, found: String },
-}
+/// A ruleset text or id that cannot be used: the contract's settings-text
+/// error (`canonical::SettingsError`) for Stratego's rulesets, whose
+/// messages say `ruleset` (`malformed ruleset: ...`, `ruleset mismatch: ...`).
+pub type RulesError = crate::canonical::SettingsError<crate::rules::Ruleset>;
 
 /// A setup string that is not a legal army for the piece set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,6 +26,45 @@ pub enum SetupError {
     WrongEmpties { found: usize, expected: usize, set: &'static str },
 }
 
+/// Why the side to move may not make a move (`State::refusal`). Each reason
+/// prints the sentence the engine's `illegal move` errors end with.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum Refusal {
+    /// The game is over: no move can be made.
+    #[error("the game is over: no move can be applied")]
+    GameOver,
+    /// The origin square is empty.
+    #[error("there is no piece on {square}")]
+    NoPiece { square: Square },
+    /// The piece on the origin square belongs to the other side.
+    #[error("the piece on {square} is not {player}'s")]
+    NotYourPiece { square: Square, player: Color },
+    /// The piece is a Bomb or the Flag.
+    #[error("a {piece} never moves")]
+    Immovable { piece: PieceType },
+    /// The destination is a lake square.
+    #[error("{square} is a lake")]
+    Lake { square: Square },
+    /// The destination holds a piece of the side to move.
+    #[error("{square} holds an own piece")]
+    OwnPiece { square: Square },
+    /// The destination is not on a line with the origin, is more than one
+    /// step away for a piece other than a Scout, or the path there is not
+    /// empty (a piece or a lake in between, or the move goes nowhere).
+    #[error(
+        "the piece cannot reach that square (one step for all but Scouts, who run over empty squares in a straight line)"
+    )]
+    Unreachable,
+    /// The two-square rule: the piece would cross the same border more than
+    /// `limit` times in a row.
+    #[error("the two-square rule forbids crossing the same border more than {limit} times in a row")]
+    TwoSquare { limit: u8 },
+    /// The more-squares (chasing) rule: a chasing move that recreates a
+    /// position of the chase in progress.
+    #[error("the more-squares rule forbids a chasing move that repeats a position of the chase")]
+    MoreSquares,
+}
+
 /// The engine's error type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -45,16 +76,34 @@ pub enum Error {
     Position(String),
     #[error("`{0}` is not a move (expected two squares like `b2-b5`)")]
     MoveSyntax(String),
-    #[error("illegal move {mv}: {why}")]
-    IllegalMove { mv: String, why: String },
+    /// A move the side to move may not make, and why. A finished game
+    /// refuses every move with `GameOver` instead, so `reason` is never
+    /// `Refusal::GameOver` here.
+    #[error("illegal move {mv}: {reason}")]
+    IllegalMove { mv: Move, reason: Refusal },
     #[error("action {0} is not an action id (0-1799 with endpoints on one line)")]
     BadAction(u32),
     #[error("the game is over: no move can be applied")]
     GameOver,
     #[error("malformed game record: {0}")]
     Record(String),
+    /// `Layout::from_name` was given a name that is no layout.
+    #[error("unknown observation layout `{0}` (expected compact or full)")]
+    UnknownLayout(String),
+    /// A layout cannot be written from what was given (the full layout
+    /// without the game's piece histories).
     #[error("observation: {0}")]
     Layout(String),
+    /// `VecEnv` with a batch of zero games.
+    #[error("a batch needs at least one game")]
+    EmptyBatch,
+    /// An output or input buffer (`what`: observation, legal mask, belief
+    /// target, player, action) of the wrong length.
+    #[error("{what} buffer has {found} elements, expected {expected}")]
+    BufferLength { what: &'static str, found: usize, expected: usize },
+    /// The error of one game of a `VecEnv` batch.
+    #[error("game {game}: {source}")]
+    InGame { game: usize, source: Box<Error> },
     #[error("ply {ply}: {source}")]
     AtPly { ply: usize, source: Box<Error> },
 }

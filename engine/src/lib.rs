@@ -3,23 +3,32 @@
 //! The rules are documented in docs/RULES.md (`stratego-rules v1`) and the
 //! representation contract (ruleset identity, coordinates, action ids, text
 //! formats) in docs/CONTRACT.md. This crate depends on no ML library.
+//!
+//! It also holds the game contract other games implement beside Stratego
+//! (`api`: `Game`, `GameState`, `Outcome`; `canonical`: settings texts;
+//! `notation`: square and move names; `conformance`: `random_sim_test`),
+//! and knows no game but Stratego.
 
 pub mod action;
 pub mod api;
 pub mod belief;
+pub mod canonical;
 mod chase;
-pub mod cotoan;
+pub mod conformance;
 pub mod error;
+pub mod game;
 pub mod history;
 mod movegen;
+pub mod notation;
 pub mod obs;
 pub mod piece;
 pub mod playout;
 pub mod position;
 pub mod record;
 pub mod rules;
+pub mod seed;
 pub mod setup;
-mod short_id;
+pub mod short_id;
 pub mod speed;
 pub mod square;
 pub mod state;
@@ -28,9 +37,11 @@ pub mod vecenv;
 mod zobrist;
 
 pub use action::{ActionId, Move, NUM_ACTIONS};
-pub use api::GameState;
+pub use api::{Game, GameState, GameType, Reason};
 pub use belief::{CountingPrior, TypeDistribution};
 pub use error::{Error, RulesError, SetupError};
+pub use error::Refusal;
+pub use game::StrategoGame;
 pub use history::HistoryFeatures;
 pub use obs::{observe, Encoder, Layout};
 pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};

@@ -14,11 +14,10 @@
 use crate::action::Move;
 use crate::piece::Color;
 use crate::position::{squares_of, Board};
-use crate::square::{Direction, Square};
+use crate::square::{Direction, Square, LAKE_MASK};
 
-const LAKES: u128 = (1 << 42) | (1 << 43) | (1 << 46) | (1 << 47) | (1 << 52) | (1 << 53) | (1 << 56) | (1 << 57);
 /// The 92 squares a piece may stand on.
-const PLAYABLE: u128 = ((1u128 << 100) - 1) & !LAKES;
+const PLAYABLE: u128 = ((1u128 << 100) - 1) & !LAKE_MASK;
 const RANK_1: u128 = (1 << 10) - 1;
 const RANK_10: u128 = RANK_1 << 90;
 const FILE_A: u128 = {

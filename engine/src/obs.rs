@@ -1,9 +1,13 @@
 //! Observation planes: the 58-plane compact set and the 488-plane full set.
 //!
-//! Each layout is one table of plane groups (`COMPACT`, `FULL`). The encoder
-//! finds every group's first plane in the table, and docs/OBSERVATIONS.md is
-//! generated from the same table (a test fails if the committed file
-//! differs), so the code and the docs cannot drift.
+//! Each layout is one table of plane groups (`COMPACT`, `FULL`). A row of a
+//! table is the whole definition of a group: its name, the labels of its
+//! planes (and so their number), its meaning, and the function that writes
+//! it. Everything else is computed from the tables: the plane counts
+//! (`Layout::channels`, a const fn), each group's planes (`Layout::group`),
+//! the layout's identity (`Layout::identity`: an explicit version and a hash
+//! of the table, stored in every checkpoint) and docs/OBSERVATIONS.md, which
+//! a test regenerates and compares, so the code and the docs cannot drift.
 //!
 //! All planes are 10x10 f32, cell-major (`plane * 100 + cell`), in the
 //! acting player's frame: Blue's view is rotated 180 degrees, so each side
@@ -11,13 +15,18 @@
 //! observation is a function of the acting player's information only: the
 //! type of a hidden opponent piece never enters it.
 
+use std::cell::OnceCell;
 use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+use sha2::{Digest, Sha256};
 
 use crate::belief::CountingPrior;
 use crate::error::Error;
 use crate::history::{DeathCause, HistoryFeatures, PieceHistory, EMPTY, UNKNOWN};
-use crate::piece::{Color, PieceType};
-use crate::square::Square;
+use crate::piece::{Color, Piece, PieceType};
+use crate::square::{Square, LAKES};
 use crate::state::State;
 
 /// Planes in the full set's move history.
@@ -33,50 +42,86 @@ pub enum Layout {
     Full,
 }
 
+/// One layout: its name, version and plane table.
+struct Table {
+    name: &'static str,
+    /// The layout's version. Bump it whenever what a plane holds changes
+    /// (its values, not only its name: the hash in the identity already
+    /// follows names, order and counts). A pinned test of the identities
+    /// and of the planes of fixed games fails until it is bumped.
+    version: u32,
+    /// The group that holds the counting prior of each hidden opponent
+    /// piece (12 planes, `PieceType::index` order).
+    prior: &'static str,
+    /// Whether the writers read the game's piece histories.
+    needs_history: bool,
+    groups: &'static [Group],
+}
+
+const COMPACT_TABLE: Table =
+    Table { name: "compact", version: 1, prior: "belief", needs_history: false, groups: COMPACT };
+const FULL_TABLE: Table = Table { name: "full", version: 1, prior: "opponent", needs_history: true, groups: FULL };
+
 impl Layout {
     pub const ALL: [Layout; 2] = [Layout::Compact, Layout::Full];
 
-    pub fn name(self) -> &'static str {
+    const fn table(self) -> &'static Table {
         match self {
-            Layout::Compact => "compact",
-            Layout::Full => "full",
+            Layout::Compact => &COMPACT_TABLE,
+            Layout::Full => &FULL_TABLE,
         }
+    }
+
+    pub const fn name(self) -> &'static str {
+        self.table().name
+    }
+
+    /// The layout's version (part of its identity).
+    pub const fn version(self) -> u32 {
+        self.table().version
     }
 
     pub fn from_name(name: &str) -> Result<Layout, Error> {
         Layout::ALL
             .into_iter()
             .find(|l| l.name() == name)
-            .ok_or_else(|| Error::Layout(format!("unknown observation layout `{name}` (expected compact or full)")))
+            .ok_or_else(|| Error::UnknownLayout(name.to_string()))
     }
 
-    fn groups(self) -> &'static [Group] {
-        match self {
-            Layout::Compact => COMPACT,
-            Layout::Full => FULL,
+    /// Planes (channels) per observation, summed over the table.
+    pub const fn channels(self) -> usize {
+        let groups = self.table().groups;
+        let mut total = 0;
+        let mut i = 0;
+        while i < groups.len() {
+            total += groups[i].labels.len();
+            i += 1;
         }
-    }
-
-    /// Planes (channels) per observation.
-    pub fn channels(self) -> usize {
-        self.groups().iter().map(|g| g.labels.len()).sum()
+        total
     }
 
     /// f32 values per observation.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         self.channels() * Square::COUNT
     }
 
-    /// The first plane of a group.
-    fn offset(self, id: G) -> usize {
-        let mut offset = 0;
-        for g in self.groups() {
-            if g.id == id {
-                return offset;
+    /// Whether writing this layout needs the game's piece histories
+    /// (`HistoryFeatures`).
+    pub const fn needs_history(self) -> bool {
+        self.table().needs_history
+    }
+
+    /// The planes of the group named `name` (`own`, `belief`, `move`, ...),
+    /// if the layout has it.
+    pub fn group(self, name: &str) -> Option<Range<usize>> {
+        let mut start = 0;
+        for g in self.table().groups {
+            if g.name == name {
+                return Some(start..start + g.labels.len());
             }
-            offset += g.labels.len();
+            start += g.labels.len();
         }
-        unreachable!("group {id:?} is not in the {} layout", self.name())
+        None
     }
 
     /// The layout with this many planes.
@@ -86,19 +131,19 @@ impl Layout {
 
     /// The 12 planes (one per type, `PieceType::index` order) that hold the
     /// acting player's counting prior on each hidden opponent piece: the
-    /// network's belief head refines them.
-    pub fn prior_planes(self) -> std::ops::Range<usize> {
-        let start = self.offset(match self {
-            Layout::Compact => G::Belief,
-            Layout::Full => G::OpponentProbability,
-        });
-        start..start + PieceType::COUNT
+    /// network's belief head refines them. Compact: the `belief` group;
+    /// full: the `opponent` group.
+    pub fn prior_planes(self) -> Range<usize> {
+        let table = self.table();
+        let planes = self.group(table.prior).expect("a layout's prior group is in its table");
+        debug_assert_eq!(planes.len(), PieceType::COUNT);
+        planes
     }
 
     /// Every plane with its index, name and meaning.
     pub fn planes(self) -> Vec<PlaneInfo> {
         let mut planes = Vec::with_capacity(self.channels());
-        for g in self.groups() {
+        for g in self.table().groups {
             for label in g.labels.names() {
                 planes.push(PlaneInfo {
                     index: planes.len(),
@@ -109,11 +154,71 @@ impl Layout {
         }
         planes
     }
+
+    /// The text the identity's hash is taken over: one line per row of the
+    /// table, `group<TAB>planes<TAB>label,label,...` (labels are empty for a
+    /// one-plane group). Meanings are left out, so rewording a description
+    /// keeps the identity; the plane names, their order and counts are in.
+    pub fn canonical_table(self) -> String {
+        let mut text = String::new();
+        for g in self.table().groups {
+            text.push_str(&format!("{}\t{}\t{}\n", g.name, g.labels.len(), g.labels.names().join(",")));
+        }
+        text
+    }
+
+    /// The layout's identity: name, version and the first 8 hex digits of
+    /// the SHA-256 of `canonical_table`, written `compact-v1:1a2b3c4d`.
+    /// Checkpoints store it, and a network is loaded only by an engine whose
+    /// layout has the same identity.
+    pub fn identity(self) -> LayoutId {
+        let digest = Sha256::digest(self.canonical_table().as_bytes());
+        let hash = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        LayoutId { name: self.name().to_string(), version: self.version(), hash }
+    }
 }
 
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.name())
+    }
+}
+
+/// What identifies the planes a layout writes: `NAME-vVERSION:HASH`, e.g.
+/// `compact-v1:1a2b3c4d` (`Layout::identity`). Parsed back from checkpoints,
+/// so the name need not be one this engine knows.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LayoutId {
+    pub name: String,
+    pub version: u32,
+    /// 8 lower-case hex digits.
+    pub hash: String,
+}
+
+impl fmt::Display for LayoutId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-v{}:{}", self.name, self.version, self.hash)
+    }
+}
+
+/// A text that is not a layout identity.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a layout identity (expected NAME-vVERSION:HASH, like compact-v1:1a2b3c4d)")]
+pub struct ParseLayoutIdError(pub String);
+
+impl FromStr for LayoutId {
+    type Err = ParseLayoutIdError;
+
+    fn from_str(text: &str) -> Result<LayoutId, ParseLayoutIdError> {
+        let bad = || ParseLayoutIdError(text.to_string());
+        let (head, hash) = text.rsplit_once(':').ok_or_else(bad)?;
+        let (name, version) = head.rsplit_once("-v").ok_or_else(bad)?;
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let hex = hash.len() == 8 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if name.is_empty() || !digits(version) || !hex {
+            return Err(bad());
+        }
+        Ok(LayoutId { name: name.to_string(), version: version.parse().map_err(|_| bad())?, hash: hash.to_string() })
     }
 }
 
@@ -123,50 +228,6 @@ pub struct PlaneInfo {
     pub index: usize,
     pub name: String,
     pub meaning: String,
-}
-
-/// The plane groups. Each group's planes are contiguous.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum G {
-    Own,
-    RevealedOpponent,
-    HiddenUnmoved,
-    HiddenMoved,
-    Empty,
-    Lakes,
-    Belief,
-    OwnMoved,
-    OwnRevealed,
-    PlyFraction,
-    BattlelessFraction,
-    LastSource,
-    LastDestination,
-    OwnRemaining,
-    OpponentProbability,
-    OwnSeenByOpponent,
-    OwnHidden,
-    OpponentHidden,
-    OpponentMoved,
-    WeThreatened,
-    WeEvaded,
-    WeActivelyAdjacent,
-    TheyThreatened,
-    TheyEvaded,
-    TheyActivelyAdjacent,
-    OwnDead,
-    OpponentDead,
-    OwnDeathCause,
-    OpponentDeathCause,
-    OurProtected,
-    OurProtectedAgainst,
-    OurWasProtectedBy,
-    OurWasProtectedAgainst,
-    TheirProtected,
-    TheirProtectedAgainst,
-    TheirWasProtectedBy,
-    TheirWasProtectedAgainst,
-    StartSquare,
-    LastMoves,
 }
 
 /// What the planes of a group stand for, one label each.
@@ -185,7 +246,7 @@ enum Labels {
 }
 
 impl Labels {
-    fn len(self) -> usize {
+    const fn len(self) -> usize {
         match self {
             Labels::One => 1,
             Labels::Codes(codes) => codes.len(),
@@ -218,12 +279,17 @@ fn code_name(code: u8) -> &'static str {
     }
 }
 
+/// Writes one group into its own planes: `out` holds exactly the group's
+/// planes, plane `k` of the group at `out[k * 100..(k + 1) * 100]`, zeroed.
+type Writer = fn(&View, &mut [f32]);
+
+/// A row of a table: one plane group, defined here and nowhere else.
 struct Group {
-    id: G,
     name: &'static str,
     labels: Labels,
     /// `{}` stands for the plane's label.
     meaning: &'static str,
+    write: Writer,
 }
 
 const T12: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -232,167 +298,404 @@ const T11U: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, UNKNOWN];
 const T11B: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11];
 const T13: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, EMPTY, UNKNOWN];
 
-const fn group(id: G, name: &'static str, labels: Labels, meaning: &'static str) -> Group {
-    Group { id, name, labels, meaning }
+const fn group(name: &'static str, labels: Labels, meaning: &'static str, write: Writer) -> Group {
+    Group { name, labels, meaning, write }
 }
 
 /// The compact set, 58 planes.
 const COMPACT: &[Group] = &[
-    group(G::Own, "own", Labels::Codes(T12), "1 where an own {} stands"),
-    group(G::RevealedOpponent, "revealed_opponent", Labels::Codes(T12), "1 where a revealed opponent {} stands"),
-    group(G::HiddenUnmoved, "hidden_unmoved", Labels::One, "1 where a hidden opponent piece that never moved stands"),
-    group(G::HiddenMoved, "hidden_moved", Labels::One, "1 where a hidden opponent piece that has moved stands"),
-    group(G::Empty, "empty", Labels::One, "1 on empty squares (not lakes)"),
-    group(G::Lakes, "lake", Labels::One, "1 on the eight lake squares"),
+    group("own", Labels::Codes(T12), "1 where an own {} stands", write_own),
+    group("revealed_opponent", Labels::Codes(T12), "1 where a revealed opponent {} stands", |v, out| {
+        for (cell, p) in v.pieces(Side::Opponent).filter(|(_, p)| p.revealed) {
+            set(out, p.kind.index(), cell, 1.0);
+        }
+    }),
+    group("hidden_unmoved", Labels::One, "1 where a hidden opponent piece that never moved stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed && !p.moved) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("hidden_moved", Labels::One, "1 where a hidden opponent piece that has moved stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed && p.moved) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty),
+    group("lake", Labels::One, "1 on the eight lake squares", |v, out| {
+        for sq in LAKES {
+            set(out, 0, v.cell(sq), 1.0);
+        }
+    }),
     group(
-        G::Belief,
         "belief",
         Labels::Codes(T12),
         "counting-prior probability that the hidden opponent piece on the square is a {} (0 elsewhere)",
+        |v, out| {
+            for (cell, p) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed) {
+                for (t, &prob) in v.prior().of(&p).iter().enumerate() {
+                    set(out, t, cell, prob);
+                }
+            }
+        },
     ),
-    group(G::OwnMoved, "own_moved", Labels::One, "1 where an own piece that has moved stands"),
-    group(G::OwnRevealed, "own_revealed", Labels::One, "1 where an own piece the opponent has seen stands"),
-    group(G::PlyFraction, "ply_fraction", Labels::One, "plies played / total-ply cap, on every square"),
+    group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved),
+    group("own_revealed", Labels::One, "1 where an own piece the opponent has seen stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| p.revealed) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction),
     group(
-        G::BattlelessFraction,
         "battleless_fraction",
         Labels::One,
         "plies since the last battle / battleless cap, on every square",
+        write_battleless_fraction,
     ),
-    group(G::LastSource, "last_move_source", Labels::One, "1 on the source square of the last ply's move"),
+    group("last_move_source", Labels::One, "1 on the source square of the last ply's move", |v, out| {
+        if let Some(last) = v.state.history().last() {
+            set(out, 0, v.cell(last.mv.from), 1.0);
+        }
+    }),
+    group("last_move_destination", Labels::One, "1 on the destination square of the last ply's move", |v, out| {
+        if let Some(last) = v.state.history().last() {
+            set(out, 0, v.cell(last.mv.to), 1.0);
+        }
+    }),
     group(
-        G::LastDestination,
-        "last_move_destination",
-        Labels::One,
-        "1 on the destination square of the last ply's move",
-    ),
-    group(
-        G::OwnRemaining,
         "own_remaining",
         Labels::Codes(T12),
         "own {} pieces still on the board / own {} pieces at the start (0 if the army has none), on every square",
+        |v, out| {
+            let army = v.state.rules().piece_set.counts();
+            let on_board = v.state.board().counts(v.viewer);
+            for t in 0..PieceType::COUNT {
+                let fraction = if army[t] == 0 { 0.0 } else { on_board[t] as f32 / army[t] as f32 };
+                fill(out, t, fraction);
+            }
+        },
     ),
 ];
 
 /// The full set, 488 planes (the Ataraxos numbering).
 const FULL: &[Group] = &[
-    group(G::Own, "own", Labels::Codes(T12), "1 where an own {} stands"),
+    group("own", Labels::Codes(T12), "1 where an own {} stands", write_own),
     group(
-        G::OpponentProbability,
         "opponent",
         Labels::Codes(T12),
         "probability that the opponent piece on the square is a {}: one-hot if revealed, the counting prior if hidden",
+        |v, out| {
+            for (cell, p) in v.pieces(Side::Opponent) {
+                if p.revealed {
+                    set(out, p.kind.index(), cell, 1.0);
+                } else {
+                    for (t, &prob) in v.prior().of(&p).iter().enumerate() {
+                        set(out, t, cell, prob);
+                    }
+                }
+            }
+        },
     ),
     group(
-        G::OwnSeenByOpponent,
         "own_seen_by_opponent",
         Labels::Codes(T12),
         "what the opponent can infer: probability, under its counting prior, that the own piece on the square is a {}",
+        |v, out| {
+            for (cell, p) in v.pieces(Side::Own) {
+                if p.revealed {
+                    set(out, p.kind.index(), cell, 1.0);
+                } else {
+                    for (t, &prob) in v.opponent_prior().of(&p).iter().enumerate() {
+                        set(out, t, cell, prob);
+                    }
+                }
+            }
+        },
     ),
-    group(G::OwnHidden, "own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands"),
-    group(G::OpponentHidden, "opponent_hidden", Labels::One, "1 where a hidden opponent piece stands"),
-    group(G::Empty, "empty", Labels::One, "1 on empty squares (not lakes)"),
-    group(G::OwnMoved, "own_moved", Labels::One, "1 where an own piece that has moved stands"),
-    group(G::OpponentMoved, "opponent_moved", Labels::One, "1 where an opponent piece that has moved stands"),
-    group(G::PlyFraction, "ply_fraction", Labels::One, "plies played / total-ply cap, on every square"),
+    group("own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| !p.revealed) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("opponent_hidden", Labels::One, "1 where a hidden opponent piece stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty),
+    group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved),
+    group("opponent_moved", Labels::One, "1 where an opponent piece that has moved stands", |v, out| {
+        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| p.moved) {
+            set(out, 0, cell, 1.0);
+        }
+    }),
+    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction),
     group(
-        G::BattlelessFraction,
         "battleless_fraction",
         Labels::One,
         "plies since the last battle / battleless cap, on every square",
+        write_battleless_fraction,
     ),
     group(
-        G::WeThreatened,
         "we_threatened",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once ended a move next to an opponent piece seen as {}",
+        |v, out| v.history_codes(out, Side::Own, T11U, |h| h.threatened),
     ),
     group(
-        G::WeEvaded,
         "we_evaded",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once moved away from an opponent piece seen as {} that had just moved next to it",
+        |v, out| v.history_codes(out, Side::Own, T11U, |h| h.evaded),
     ),
     group(
-        G::WeActivelyAdjacent,
         "we_actively_adjacent",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once stood, during our turn, next to an opponent piece seen as {}",
+        |v, out| v.history_codes(out, Side::Own, T11U, |h| h.actively_adjacent),
     ),
-    group(G::TheyThreatened, "they_threatened", Labels::Codes(T11U), "the same as we_threatened for opponent hidden pieces (own pieces as the opponent saw them: {})"),
-    group(G::TheyEvaded, "they_evaded", Labels::Codes(T11U), "the same as we_evaded for opponent hidden pieces ({})"),
     group(
-        G::TheyActivelyAdjacent,
+        "they_threatened",
+        Labels::Codes(T11U),
+        "the same as we_threatened for opponent hidden pieces (own pieces as the opponent saw them: {})",
+        |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.threatened),
+    ),
+    group(
+        "they_evaded",
+        Labels::Codes(T11U),
+        "the same as we_evaded for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.evaded),
+    ),
+    group(
         "they_actively_adjacent",
         Labels::Codes(T11U),
         "the same as we_actively_adjacent for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.actively_adjacent),
     ),
-    group(G::OwnDead, "own_dead", Labels::Codes(T11B), "1 on the starting square of each own dead {}"),
-    group(G::OpponentDead, "opponent_dead", Labels::Codes(T11B), "1 on the starting square of each opponent dead {}"),
+    group("own_dead", Labels::Codes(T11B), "1 on the starting square of each own dead {}", |v, out| {
+        v.dead(out, Side::Own)
+    }),
+    group("opponent_dead", Labels::Codes(T11B), "1 on the starting square of each opponent dead {}", |v, out| {
+        v.dead(out, Side::Opponent)
+    }),
     group(
-        G::OwnDeathCause,
         "own_death",
         Labels::Causes,
         "1 on the square where an own piece died, by cause (0-5, see the death causes) and type: {}",
+        |v, out| v.death_causes(out, Side::Own),
     ),
-    group(G::OpponentDeathCause, "opponent_death", Labels::Causes, "the same for opponent pieces: {}"),
-    group(G::OurProtected, "our_protected", Labels::Codes(T13), "on each own hidden piece: 1 if it once protected a {}"),
+    group("opponent_death", Labels::Causes, "the same for opponent pieces: {}", |v, out| {
+        v.death_causes(out, Side::Opponent)
+    }),
     group(
-        G::OurProtectedAgainst,
+        "our_protected",
+        Labels::Codes(T13),
+        "on each own hidden piece: 1 if it once protected a {}",
+        |v, out| v.history_codes(out, Side::Own, T13, |h| h.protected),
+    ),
+    group(
         "our_protected_against",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it once protected something against a {}",
+        |v, out| v.history_codes(out, Side::Own, T13, |h| h.protected_against),
     ),
     group(
-        G::OurWasProtectedBy,
         "our_was_protected_by",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it was once protected by a {}",
+        |v, out| v.history_codes(out, Side::Own, T13, |h| h.was_protected_by),
     ),
     group(
-        G::OurWasProtectedAgainst,
         "our_was_protected_against",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it was once protected against a {}",
+        |v, out| v.history_codes(out, Side::Own, T13, |h| h.was_protected_against),
     ),
-    group(G::TheirProtected, "their_protected", Labels::Codes(T13), "the same as our_protected for opponent hidden pieces ({})"),
     group(
-        G::TheirProtectedAgainst,
+        "their_protected",
+        Labels::Codes(T13),
+        "the same as our_protected for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.protected),
+    ),
+    group(
         "their_protected_against",
         Labels::Codes(T13),
         "the same as our_protected_against for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.protected_against),
     ),
     group(
-        G::TheirWasProtectedBy,
         "their_was_protected_by",
         Labels::Codes(T13),
         "the same as our_was_protected_by for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.was_protected_by),
     ),
     group(
-        G::TheirWasProtectedAgainst,
         "their_was_protected_against",
         Labels::Codes(T13),
         "the same as our_was_protected_against for opponent hidden pieces ({})",
+        |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.was_protected_against),
     ),
     group(
-        G::StartSquare,
         "start_square",
         Labels::StartSquares,
         "1 where the piece standing on the square started on cell {} (acting player's frame; `none`: no piece)",
+        |v, out| {
+            for sq in Square::all() {
+                let plane = match v.state.board()[sq] {
+                    Some(p) => v.cell(p.origin),
+                    None => Square::COUNT,
+                };
+                set(out, plane, v.cell(sq), 1.0);
+            }
+        },
     ),
     group(
-        G::LastMoves,
         "move",
         Labels::Moves,
         "the move {} plies ago: -1 on its source, +1 on its destination (0 before the game began)",
+        |v, out| {
+            for (i, record) in v.state.history().iter().rev().take(MOVE_HISTORY).enumerate() {
+                let plane = MOVE_HISTORY - 1 - i;
+                set(out, plane, v.cell(record.mv.from), -1.0);
+                set(out, plane, v.cell(record.mv.to), 1.0);
+            }
+        },
     ),
 ];
+
+// The writers of the groups that both layouts share.
+
+fn write_own(v: &View, out: &mut [f32]) {
+    for (cell, p) in v.pieces(Side::Own) {
+        set(out, p.kind.index(), cell, 1.0);
+    }
+}
+
+fn write_empty(v: &View, out: &mut [f32]) {
+    for sq in Square::all() {
+        if v.state.board()[sq].is_none() && !sq.is_lake() {
+            set(out, 0, v.cell(sq), 1.0);
+        }
+    }
+}
+
+fn write_own_moved(v: &View, out: &mut [f32]) {
+    for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| p.moved) {
+        set(out, 0, cell, 1.0);
+    }
+}
+
+fn write_ply_fraction(v: &View, out: &mut [f32]) {
+    fill(out, 0, v.state.ply() as f32 / v.state.rules().max_plies as f32);
+}
+
+fn write_battleless_fraction(v: &View, out: &mut [f32]) {
+    fill(out, 0, v.state.battleless() as f32 / v.state.rules().max_battleless_plies as f32);
+}
+
+/// Plane `k`, cell `cell` of a group's planes.
+fn set(out: &mut [f32], k: usize, cell: usize, value: f32) {
+    out[k * Square::COUNT + cell] = value;
+}
+
+/// Every cell of a group's plane `k`.
+fn fill(out: &mut [f32], k: usize, value: f32) {
+    out[k * Square::COUNT..(k + 1) * Square::COUNT].fill(value);
+}
+
+/// Whose pieces, from the viewer's side.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Side {
+    Own,
+    Opponent,
+}
+
+/// What the writers read: one state seen by one side, with the counting
+/// priors computed once, on first use.
+struct View<'a> {
+    state: &'a State,
+    viewer: Color,
+    history: Option<&'a HistoryFeatures>,
+    /// The viewer's prior about the opponent's hidden pieces.
+    prior: OnceCell<CountingPrior>,
+    /// The opponent's prior about the viewer's hidden pieces.
+    opponent_prior: OnceCell<CountingPrior>,
+}
+
+impl View<'_> {
+    /// The cell of an absolute square in the viewer's frame.
+    fn cell(&self, sq: Square) -> usize {
+        sq.in_frame(self.viewer).index()
+    }
+
+    fn color(&self, side: Side) -> Color {
+        match side {
+            Side::Own => self.viewer,
+            Side::Opponent => self.viewer.opponent(),
+        }
+    }
+
+    /// One side's pieces with their cells in the viewer's frame.
+    fn pieces(&self, side: Side) -> impl Iterator<Item = (usize, Piece)> + '_ {
+        let color = self.color(side);
+        self.state.board().pieces().filter(move |(_, p)| p.color == color).map(|(sq, p)| (self.cell(sq), p))
+    }
+
+    fn prior(&self) -> &CountingPrior {
+        self.prior.get_or_init(|| CountingPrior::new(self.state, self.viewer))
+    }
+
+    fn opponent_prior(&self) -> &CountingPrior {
+        self.opponent_prior.get_or_init(|| CountingPrior::new(self.state, self.viewer.opponent()))
+    }
+
+    fn history(&self) -> &HistoryFeatures {
+        self.history.expect("the encoder checks that a layout that needs histories has them")
+    }
+
+    /// On each hidden piece of `side`, the codes of one of its interaction
+    /// histories. Interaction histories are shown only for pieces still
+    /// hidden: a revealed piece's type says more than its history.
+    fn history_codes(&self, out: &mut [f32], side: Side, codes: &[u8], set_of: fn(&PieceHistory) -> u16) {
+        let history = self.history();
+        for (cell, p) in self.pieces(side).filter(|(_, p)| !p.revealed) {
+            let codes_seen = set_of(history.of(&p));
+            for (k, &code) in codes.iter().enumerate() {
+                if PieceHistory::has(codes_seen, code) {
+                    set(out, k, cell, 1.0);
+                }
+            }
+        }
+    }
+
+    /// `side`'s dead pieces by type (T11B) on their starting squares.
+    fn dead(&self, out: &mut [f32], side: Side) {
+        let color = self.color(side);
+        for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
+            let code = death.piece.kind.index() as u8;
+            if let Some(k) = T11B.iter().position(|&c| c == code) {
+                set(out, k, self.cell(death.piece.origin), 1.0);
+            }
+        }
+    }
+
+    /// `side`'s deaths of movable pieces by cause and type, on the square of the battle.
+    fn death_causes(&self, out: &mut [f32], side: Side) {
+        let color = self.color(side);
+        for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
+            let code = death.piece.kind.index() as u8;
+            if let Some(t) = T10.iter().position(|&c| c == code) {
+                let cause = DeathCause::of(death) as usize;
+                set(out, cause * T10.len() + t, self.cell(death.square), 1.0);
+            }
+        }
+    }
+}
 
 /// Writes observations of one state into a caller-owned slice.
 pub struct Encoder<'a> {
     state: &'a State,
     viewer: Color,
-    /// Histories are needed only by the full layout.
+    /// Histories are needed only by layouts that show them (the full one).
     history: Option<&'a HistoryFeatures>,
 }
 
@@ -403,187 +706,32 @@ impl<'a> Encoder<'a> {
         Encoder { state, viewer, history }
     }
 
-    /// Writes the observation of `layout` into `out` (`layout.size()` floats).
+    /// Writes the observation of `layout` into `out` (`layout.size()` floats):
+    /// each row of the layout's table writes its own planes, in table order.
     pub fn write(&self, layout: Layout, out: &mut [f32]) -> Result<(), Error> {
         if out.len() != layout.size() {
+            return Err(Error::BufferLength { what: "observation", found: out.len(), expected: layout.size() });
+        }
+        if layout.needs_history() && self.history.is_none() {
             return Err(Error::Layout(format!(
-                "a {layout} observation needs a buffer of {} floats ({} planes x 100), got {}",
-                layout.size(),
-                layout.channels(),
-                out.len()
+                "the {layout} layout needs the game's piece histories (HistoryFeatures)"
             )));
         }
         out.fill(0.0);
-        match layout {
-            Layout::Compact => self.compact(out),
-            Layout::Full => {
-                let history = self.history.ok_or_else(|| {
-                    Error::Layout("the full layout needs the game's piece histories (HistoryFeatures)".into())
-                })?;
-                self.full(history, out)
-            }
+        let view = View {
+            state: self.state,
+            viewer: self.viewer,
+            history: self.history,
+            prior: OnceCell::new(),
+            opponent_prior: OnceCell::new(),
+        };
+        let mut rest = out;
+        for g in layout.table().groups {
+            let (planes, tail) = rest.split_at_mut(g.labels.len() * Square::COUNT);
+            (g.write)(&view, planes);
+            rest = tail;
         }
         Ok(())
-    }
-
-    /// The cell of an absolute square in the viewer's frame.
-    fn cell(&self, sq: Square) -> usize {
-        sq.in_frame(self.viewer).index()
-    }
-
-    fn fill_plane(out: &mut [f32], plane: usize, value: f32) {
-        out[plane * Square::COUNT..(plane + 1) * Square::COUNT].fill(value);
-    }
-
-    fn counters(&self, layout: Layout, out: &mut [f32]) {
-        let rules = self.state.rules();
-        let ply = self.state.ply() as f32 / rules.max_plies as f32;
-        let battleless = self.state.battleless() as f32 / rules.max_battleless_plies as f32;
-        Encoder::fill_plane(out, layout.offset(G::PlyFraction), ply);
-        Encoder::fill_plane(out, layout.offset(G::BattlelessFraction), battleless);
-    }
-
-    fn compact(&self, out: &mut [f32]) {
-        let l = Layout::Compact;
-        let at = |group: G, k: usize, cell: usize| (l.offset(group) + k) * Square::COUNT + cell;
-        let prior = CountingPrior::new(self.state, self.viewer);
-        for sq in Square::all() {
-            let cell = self.cell(sq);
-            match self.state.board()[sq] {
-                None if sq.is_lake() => out[at(G::Lakes, 0, cell)] = 1.0,
-                None => out[at(G::Empty, 0, cell)] = 1.0,
-                Some(p) if p.color == self.viewer => {
-                    out[at(G::Own, p.kind.index(), cell)] = 1.0;
-                    if p.moved {
-                        out[at(G::OwnMoved, 0, cell)] = 1.0;
-                    }
-                    if p.revealed {
-                        out[at(G::OwnRevealed, 0, cell)] = 1.0;
-                    }
-                }
-                Some(p) if p.revealed => out[at(G::RevealedOpponent, p.kind.index(), cell)] = 1.0,
-                Some(p) => {
-                    out[at(if p.moved { G::HiddenMoved } else { G::HiddenUnmoved }, 0, cell)] = 1.0;
-                    for (t, &prob) in prior.of(&p).iter().enumerate() {
-                        out[at(G::Belief, t, cell)] = prob;
-                    }
-                }
-            }
-        }
-        self.counters(l, out);
-        if let Some(last) = self.state.history().last() {
-            out[at(G::LastSource, 0, self.cell(last.mv.from))] = 1.0;
-            out[at(G::LastDestination, 0, self.cell(last.mv.to))] = 1.0;
-        }
-        let army = self.state.rules().piece_set.counts();
-        let on_board = self.state.board().counts(self.viewer);
-        for t in 0..PieceType::COUNT {
-            let fraction = if army[t] == 0 { 0.0 } else { on_board[t] as f32 / army[t] as f32 };
-            Encoder::fill_plane(out, l.offset(G::OwnRemaining) + t, fraction);
-        }
-    }
-
-    fn full(&self, history: &HistoryFeatures, out: &mut [f32]) {
-        let l = Layout::Full;
-        let at = |group: G, k: usize, cell: usize| (l.offset(group) + k) * Square::COUNT + cell;
-        let my_prior = CountingPrior::new(self.state, self.viewer);
-        let their_prior = CountingPrior::new(self.state, self.viewer.opponent());
-        let set_codes = |out: &mut [f32], group: G, codes: &[u8], set: u16, cell: usize| {
-            for (k, &code) in codes.iter().enumerate() {
-                if PieceHistory::has(set, code) {
-                    out[at(group, k, cell)] = 1.0;
-                }
-            }
-        };
-        for sq in Square::all() {
-            let cell = self.cell(sq);
-            let Some(p) = self.state.board()[sq] else {
-                if !sq.is_lake() {
-                    out[at(G::Empty, 0, cell)] = 1.0;
-                }
-                out[at(G::StartSquare, Square::COUNT, cell)] = 1.0;
-                continue;
-            };
-            out[at(G::StartSquare, self.cell(p.origin), cell)] = 1.0;
-            let mine = p.color == self.viewer;
-            if mine {
-                out[at(G::Own, p.kind.index(), cell)] = 1.0;
-                if p.revealed {
-                    out[at(G::OwnSeenByOpponent, p.kind.index(), cell)] = 1.0;
-                } else {
-                    for (t, &prob) in their_prior.of(&p).iter().enumerate() {
-                        out[at(G::OwnSeenByOpponent, t, cell)] = prob;
-                    }
-                    out[at(G::OwnHidden, 0, cell)] = 1.0;
-                }
-                if p.moved {
-                    out[at(G::OwnMoved, 0, cell)] = 1.0;
-                }
-            } else {
-                if p.revealed {
-                    out[at(G::OpponentProbability, p.kind.index(), cell)] = 1.0;
-                } else {
-                    for (t, &prob) in my_prior.of(&p).iter().enumerate() {
-                        out[at(G::OpponentProbability, t, cell)] = prob;
-                    }
-                    out[at(G::OpponentHidden, 0, cell)] = 1.0;
-                }
-                if p.moved {
-                    out[at(G::OpponentMoved, 0, cell)] = 1.0;
-                }
-            }
-            // Interaction histories are shown only for pieces still hidden:
-            // a revealed piece's type says more than its history.
-            if !p.revealed {
-                let h = history.of(&p);
-                let (threat, evade, adjacent, groups) = if mine {
-                    (
-                        G::WeThreatened,
-                        G::WeEvaded,
-                        G::WeActivelyAdjacent,
-                        [G::OurProtected, G::OurProtectedAgainst, G::OurWasProtectedBy, G::OurWasProtectedAgainst],
-                    )
-                } else {
-                    (
-                        G::TheyThreatened,
-                        G::TheyEvaded,
-                        G::TheyActivelyAdjacent,
-                        [
-                            G::TheirProtected,
-                            G::TheirProtectedAgainst,
-                            G::TheirWasProtectedBy,
-                            G::TheirWasProtectedAgainst,
-                        ],
-                    )
-                };
-                set_codes(out, threat, T11U, h.threatened, cell);
-                set_codes(out, evade, T11U, h.evaded, cell);
-                set_codes(out, adjacent, T11U, h.actively_adjacent, cell);
-                let sets = [h.protected, h.protected_against, h.was_protected_by, h.was_protected_against];
-                for (group, set) in groups.into_iter().zip(sets) {
-                    set_codes(out, group, T13, set, cell);
-                }
-            }
-        }
-        self.counters(l, out);
-        for death in self.state.deaths() {
-            let mine = death.piece.color == self.viewer;
-            let code = death.piece.kind.index() as u8;
-            if let Some(k) = T11B.iter().position(|&c| c == code) {
-                let group = if mine { G::OwnDead } else { G::OpponentDead };
-                out[at(group, k, self.cell(death.piece.origin))] = 1.0;
-            }
-            if let Some(t) = T10.iter().position(|&c| c == code) {
-                let group = if mine { G::OwnDeathCause } else { G::OpponentDeathCause };
-                let cause = DeathCause::of(death) as usize;
-                out[at(group, cause * T10.len() + t, self.cell(death.square))] = 1.0;
-            }
-        }
-        for (i, record) in self.state.history().iter().rev().take(MOVE_HISTORY).enumerate() {
-            let plane = MOVE_HISTORY - 1 - i;
-            out[at(G::LastMoves, plane, self.cell(record.mv.from))] = -1.0;
-            out[at(G::LastMoves, plane, self.cell(record.mv.to))] = 1.0;
-        }
     }
 }
 
@@ -592,7 +740,7 @@ impl<'a> Encoder<'a> {
 /// caller-owned buffers.
 pub fn observe(state: &State, layout: Layout) -> Vec<f32> {
     let viewer = state.to_move();
-    let history = (layout == Layout::Full).then(|| HistoryFeatures::from_state(state));
+    let history = layout.needs_history().then(|| HistoryFeatures::from_state(state));
     let mut out = vec![0.0; layout.size()];
     Encoder::new(state, viewer, history.as_ref()).write(layout, &mut out).expect("the buffer has the layout's size");
     out
@@ -604,6 +752,7 @@ pub fn plane_tables_markdown() -> String {
     let mut text = String::new();
     for layout in Layout::ALL {
         text.push_str(&format!("### {} layout: {} planes\n\n", layout.name(), layout.channels()));
+        text.push_str(&format!("Identity `{}` (`Layout::identity`).\n\n", layout.identity()));
         text.push_str("| index | name | meaning |\n|---|---|---|\n");
         for p in layout.planes() {
             text.push_str(&format!("| {} | `{}` | {} |\n", p.index, p.name, p.meaning));

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::canonical::{CanonicalSettings, SettingsFamily};
 use crate::error::RulesError;
 use crate::piece::PieceSet;
 
@@ -95,30 +96,32 @@ impl Ruleset {
     /// Every field is always written, in this order, so equal rulesets have
     /// equal texts and equal ids.
     pub fn canonical(&self) -> String {
-        format!(
-            "stratego-rules-v{RULES_VERSION}:pieces={},two-square={},chase={},max-plies={},max-battleless={}",
-            self.piece_set.name(),
-            self.two_square_limit,
-            if self.chase_rule { "on" } else { "off" },
-            self.max_plies,
-            self.max_battleless_plies,
-        )
+        self.canonical_text()
     }
 
     pub fn id(&self) -> RulesetId {
-        RulesetId(crate::short_id::of(&self.canonical()))
+        RulesetId(self.short_id())
     }
 
     /// Fails with an error naming both rulesets unless `other` is this one.
     pub fn expect_same(&self, other: &Ruleset) -> Result<(), RulesError> {
-        if self == other {
-            Ok(())
-        } else {
-            Err(RulesError::Mismatch {
-                expected: format!("{} ({})", self.id(), self.canonical()),
-                found: format!("{} ({})", other.id(), other.canonical()),
-            })
-        }
+        self.ensure_same(other)
+    }
+}
+
+impl CanonicalSettings for Ruleset {
+    const FAMILY: SettingsFamily =
+        SettingsFamily { name: "stratego-rules", version: RULES_VERSION, noun: "ruleset", id_noun: "ruleset" };
+    const KEYS: &'static [&'static str] = &["pieces", "two-square", "chase", "max-plies", "max-battleless"];
+
+    fn values(&self) -> Vec<String> {
+        vec![
+            self.piece_set.name().to_string(),
+            self.two_square_limit.to_string(),
+            if self.chase_rule { "on" } else { "off" }.to_string(),
+            self.max_plies.to_string(),
+            self.max_battleless_plies.to_string(),
+        ]
     }
 }
 
@@ -134,70 +137,25 @@ impl FromStr for Ruleset {
     /// Parses the canonical text. Fields may come in any order but every one
     /// must be present exactly once, and the version must be this engine's.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (version, fields) = s
-            .split_once(':')
-            .ok_or_else(|| RulesError::Malformed(format!("`{s}` has no `stratego-rules-vN:` prefix")))?;
-        let expected_version = format!("stratego-rules-v{RULES_VERSION}");
-        if version != expected_version {
-            return Err(RulesError::Version { found: version.to_string(), expected: expected_version });
-        }
-        let mut piece_set = None;
-        let mut two_square = None;
-        let mut chase = None;
-        let mut max_plies = None;
-        let mut max_battleless = None;
-        for field in fields.split(',') {
-            let (key, value) = field
-                .split_once('=')
-                .ok_or_else(|| RulesError::Malformed(format!("field `{field}` is not key=value")))?;
-            let invalid = |why: &str| RulesError::Invalid { key: static_key(key), why: format!("`{value}` {why}") };
-            let slot_taken = match key {
-                "pieces" => piece_set
-                    .replace(PieceSet::from_name(value).ok_or_else(|| invalid("is not classic or barrage"))?)
-                    .is_some(),
-                "two-square" => {
-                    two_square.replace(value.parse::<u8>().map_err(|_| invalid("is not a number 0-15"))?).is_some()
-                }
-                "chase" => chase
-                    .replace(match value {
+        let mut rules = Ruleset::classic();
+        Ruleset::read_canonical(s, |key, value| {
+            match key {
+                "pieces" => rules.piece_set = PieceSet::from_name(value).ok_or("is not classic or barrage")?,
+                "two-square" => rules.two_square_limit = value.parse().map_err(|_| "is not a number 0-15")?,
+                "chase" => {
+                    rules.chase_rule = match value {
                         "on" => true,
                         "off" => false,
-                        _ => return Err(invalid("is not on or off")),
-                    })
-                    .is_some(),
-                "max-plies" => {
-                    max_plies.replace(value.parse::<u32>().map_err(|_| invalid("is not a whole number"))?).is_some()
+                        _ => return Err("is not on or off"),
+                    }
                 }
-                "max-battleless" => max_battleless
-                    .replace(value.parse::<u32>().map_err(|_| invalid("is not a whole number"))?)
-                    .is_some(),
-                other => return Err(RulesError::Malformed(format!("unknown ruleset key `{other}`"))),
-            };
-            if slot_taken {
-                return Err(RulesError::Malformed(format!("ruleset key `{key}` appears twice")));
+                "max-plies" => rules.max_plies = value.parse().map_err(|_| "is not a whole number")?,
+                _ => rules.max_battleless_plies = value.parse().map_err(|_| "is not a whole number")?,
             }
-        }
-        let missing = |key: &str| RulesError::Malformed(format!("ruleset key `{key}` is missing"));
-        let rules = Ruleset {
-            piece_set: piece_set.ok_or_else(|| missing("pieces"))?,
-            two_square_limit: two_square.ok_or_else(|| missing("two-square"))?,
-            chase_rule: chase.ok_or_else(|| missing("chase"))?,
-            max_plies: max_plies.ok_or_else(|| missing("max-plies"))?,
-            max_battleless_plies: max_battleless.ok_or_else(|| missing("max-battleless"))?,
-        };
+            Ok(())
+        })?;
         rules.validate()?;
         Ok(rules)
-    }
-}
-
-fn static_key(key: &str) -> &'static str {
-    match key {
-        "pieces" => "pieces",
-        "two-square" => "two-square",
-        "chase" => "chase",
-        "max-plies" => "max-plies",
-        "max-battleless" => "max-battleless",
-        _ => "?",
     }
 }
 
@@ -240,19 +198,26 @@ mod tests {
     #[test]
     fn malformed_rulesets_are_errors() {
         let good = Ruleset::classic().canonical();
-        for bad in [
-            "".to_string(),
-            "stratego-rules-v2:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200".into(),
-            good.replace("classic", "huge"),
-            good.replace("two-square=3", "two-square=99"),
-            good.replace("chase=on", "chase=maybe"),
-            good.replace(",max-battleless=200", ""),
-            good.replace("max-plies=4000", "max-plies=0"),
-            format!("{good},pieces=classic"),
-            format!("{good},colour=red"),
+        let malformed = |why: &str| RulesError::Malformed(why.to_string());
+        let invalid = |key, why: &str| RulesError::Invalid { key, why: why.to_string() };
+        for (bad, expected) in [
+            ("".to_string(), malformed("`` has no `stratego-rules-vN:` prefix")),
+            (
+                "stratego-rules-v2:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200".into(),
+                RulesError::Version { found: "stratego-rules-v2".into(), expected: "stratego-rules-v1".into() },
+            ),
+            (good.replace("classic", "huge"), invalid("pieces", "`huge` is not classic or barrage")),
+            (
+                good.replace("two-square=3", "two-square=99"),
+                invalid("two-square", "99 is above the largest supported limit 15"),
+            ),
+            (good.replace("chase=on", "chase=maybe"), invalid("chase", "`maybe` is not on or off")),
+            (good.replace(",max-battleless=200", ""), malformed("ruleset key `max-battleless` is missing")),
+            (good.replace("max-plies=4000", "max-plies=0"), invalid("max-plies", "must be at least 1")),
+            (format!("{good},pieces=classic"), malformed("ruleset key `pieces` appears twice")),
+            (format!("{good},colour=red"), malformed("unknown ruleset key `colour`")),
         ] {
-            let err = bad.parse::<Ruleset>().unwrap_err();
-            assert!(!err.to_string().is_empty());
+            assert_eq!(bad.parse::<Ruleset>(), Err(expected), "{bad}");
         }
     }
 

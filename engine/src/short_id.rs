@@ -16,6 +16,11 @@ pub fn write_hex(id: &[u8; 4], f: &mut fmt::Formatter<'_>) -> fmt::Result {
     id.iter().try_for_each(|b| write!(f, "{b:02x}"))
 }
 
+/// An identity as 8 lower-case hex digits.
+pub fn to_hex(id: &[u8; 4]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Reads 8 hex digits; `None` for anything else.
 pub fn parse_hex(s: &str) -> Option<[u8; 4]> {
     if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {

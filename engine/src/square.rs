@@ -7,15 +7,29 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::notation::Grid;
 use crate::piece::Color;
 
 /// One of the 100 cells of the board (lakes included).
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub struct Square(u8);
 
-/// The eight lake cells: c5, d5, g5, h5, c6, d6, g6, h6.
+/// The eight lake cells: c5, d5, g5, h5, c6, d6, g6, h6. The engine's one
+/// definition of the lakes: `Square::is_lake`, `LAKE_MASK`, move generation,
+/// the position texts and the observation planes all derive from it.
 pub const LAKES: [Square; 8] =
     [Square(42), Square(43), Square(46), Square(47), Square(52), Square(53), Square(56), Square(57)];
+
+/// The lakes as a bit mask over cells (bit `cell` set on a lake).
+pub const LAKE_MASK: u128 = {
+    let mut mask = 0u128;
+    let mut i = 0;
+    while i < LAKES.len() {
+        mask |= 1u128 << LAKES[i].0;
+        i += 1;
+    }
+    mask
+};
 
 /// The four orthogonal directions, as (row step, column step).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -31,7 +45,7 @@ impl Direction {
 }
 
 const fn is_lake_cell(cell: u8) -> bool {
-    matches!(cell, 42 | 43 | 46 | 47 | 52 | 53 | 56 | 57)
+    cell < 128 && (LAKE_MASK >> cell) & 1 == 1
 }
 
 /// `NEIGHBOUR[cell][dir]` is the adjacent cell in that direction, or `NONE`
@@ -146,9 +160,12 @@ impl Square {
 impl fmt::Display for Square {
     /// Squares are named `a1`..`j10`: file letter from the column, rank from the row.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.col()) as char, self.row() + 1)
+        GRID.write_square(f, self.col(), self.row())
     }
 }
+
+/// The board's 10 files and 10 ranks, for square names (`notation`).
+pub const GRID: Grid = Grid { files: 10, ranks: 10 };
 
 /// A square name that is not `a1`..`j10`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -159,21 +176,8 @@ impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || ParseSquareError(s.to_string());
-        let mut chars = s.chars();
-        let file = chars.next().ok_or_else(err)?;
-        if !('a'..='j').contains(&file) {
-            return Err(err());
-        }
-        let rank_text = chars.as_str();
-        if rank_text.is_empty() || rank_text.len() > 2 || !rank_text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(err());
-        }
-        let rank: u8 = rank_text.parse().map_err(|_| err())?;
-        if !(1..=10).contains(&rank) || rank_text.starts_with('0') {
-            return Err(err());
-        }
-        Ok(Square((rank - 1) * 10 + (file as u8 - b'a')))
+        let (col, row) = GRID.parse_square(s).ok_or_else(|| ParseSquareError(s.to_string()))?;
+        Ok(Square(row * 10 + col))
     }
 }
 
@@ -199,6 +203,8 @@ mod tests {
         let lakes: Vec<u8> = Square::all().filter(|s| s.is_lake()).map(|s| s.cell()).collect();
         assert_eq!(lakes, vec![42, 43, 46, 47, 52, 53, 56, 57]);
         assert_eq!(LAKES.map(|s| s.cell()).to_vec(), lakes);
+        assert_eq!(LAKE_MASK.count_ones(), 8);
+        assert!(Square::all().all(|s| s.is_lake() == ((LAKE_MASK >> s.cell()) & 1 == 1)));
         // The rotation maps lakes onto lakes, so both frames share the board shape.
         assert!(LAKES.iter().all(|l| l.rotated().is_lake()));
     }

@@ -5,8 +5,9 @@
 use std::fmt;
 
 use crate::action::{ActionId, Move, NUM_ACTIONS};
+use crate::api::Reason;
 use crate::chase::ChaseTracker;
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::movegen::{is_movement_legal, Mobility};
 use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
 use crate::position::{Board, Position};
@@ -49,56 +50,18 @@ impl EndReason {
             EndReason::BattlelessCap => "battleless-cap",
         }
     }
+}
 
-    pub fn from_name(name: &str) -> Option<EndReason> {
-        EndReason::ALL.into_iter().find(|r| r.name() == name)
+impl Reason for EndReason {
+    const ALL: &'static [EndReason] = &EndReason::ALL;
+
+    fn name(self) -> &'static str {
+        EndReason::name(self)
     }
 }
 
-/// The result of a finished game.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Outcome {
-    /// `None` for a draw.
-    pub winner: Option<Color>,
-    pub reason: EndReason,
-}
-
-impl Outcome {
-    /// Returns per player (Red, Blue): +1 win, -1 loss, 0 draw.
-    pub fn returns(&self) -> [f32; 2] {
-        match self.winner {
-            Some(Color::Red) => [1.0, -1.0],
-            Some(Color::Blue) => [-1.0, 1.0],
-            None => [0.0, 0.0],
-        }
-    }
-
-    /// `red-wins flag-captured`, `draw ply-cap`: the form used in records.
-    pub fn to_text(&self) -> String {
-        match self.winner {
-            Some(c) => format!("{c}-wins {}", self.reason.name()),
-            None => format!("draw {}", self.reason.name()),
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Outcome> {
-        let (who, why) = text.trim().split_once(' ')?;
-        let reason = EndReason::from_name(why.trim())?;
-        let winner = match who {
-            "draw" => None,
-            "red-wins" => Some(Color::Red),
-            "blue-wins" => Some(Color::Blue),
-            _ => return None,
-        };
-        Some(Outcome { winner, reason })
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_text())
-    }
-}
+/// The result of a finished game of Stratego (`red-wins flag-captured`).
+pub type Outcome = crate::api::Outcome<EndReason>;
 
 /// A battle as it happened.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -318,8 +281,8 @@ impl State {
         if self.outcome.is_some() {
             return Err(Error::GameOver);
         }
-        if !self.is_legal(mv) {
-            return Err(Error::IllegalMove { mv: mv.to_string(), why: self.why_illegal(mv) });
+        if let Some(reason) = self.refusal(mv) {
+            return Err(Error::IllegalMove { mv, reason });
         }
         self.play(mv);
         Ok(())
@@ -584,32 +547,42 @@ impl State {
         self.refresh();
     }
 
-    /// Explains why a move the side to move asked for is not legal.
-    fn why_illegal(&self, mv: Move) -> String {
+    /// Why the side to move may not make `mv`, or `None` if it is legal
+    /// (exactly when `is_legal` holds). The reasons are checked in the order
+    /// of `Refusal`'s variants: game over, the origin square, the
+    /// destination and path, then the two-square and more-squares rules.
+    pub fn refusal(&self, mv: Move) -> Option<Refusal> {
+        if self.outcome.is_some() {
+            return Some(Refusal::GameOver);
+        }
         let player = self.pos.to_move;
         let board = &self.pos.board;
         match board[mv.from] {
-            None => return format!("there is no piece on {}", mv.from),
-            Some(p) if p.color != player => return format!("the piece on {} is not {player}'s", mv.from),
-            Some(p) if !p.kind.is_movable() => return format!("a {} never moves", p.kind),
+            None => return Some(Refusal::NoPiece { square: mv.from }),
+            Some(p) if p.color != player => return Some(Refusal::NotYourPiece { square: mv.from, player }),
+            Some(p) if !p.kind.is_movable() => return Some(Refusal::Immovable { piece: p.kind }),
             Some(_) => {}
         }
         if !is_movement_legal(board, player, mv) {
-            return if mv.to.is_lake() {
-                format!("{} is a lake", mv.to)
+            // A move onto its own origin goes nowhere: unreachable, not an own piece.
+            return Some(if mv.to == mv.from {
+                Refusal::Unreachable
+            } else if mv.to.is_lake() {
+                Refusal::Lake { square: mv.to }
             } else if board[mv.to].is_some_and(|p| p.color == player) {
-                format!("{} holds an own piece", mv.to)
+                Refusal::OwnPiece { square: mv.to }
             } else {
-                "the piece cannot reach that square (one step for all but Scouts, who run over empty squares in a straight line)".to_string()
-            };
+                Refusal::Unreachable
+            });
         }
-        if self.shuttles[player.index()].forbids(mv, self.pos.rules.two_square_limit) {
-            return format!(
-                "the two-square rule forbids crossing the same border more than {} times in a row",
-                self.pos.rules.two_square_limit
-            );
+        let limit = self.pos.rules.two_square_limit;
+        if self.shuttles[player.index()].forbids(mv, limit) {
+            return Some(Refusal::TwoSquare { limit });
         }
-        "the more-squares rule forbids a chasing move that repeats a position of the chase".to_string()
+        if self.chase_forbids(mv) {
+            return Some(Refusal::MoreSquares);
+        }
+        None
     }
 }
 

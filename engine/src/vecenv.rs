@@ -11,7 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::action::{ActionId, NUM_ACTIONS};
-use crate::error::Error;
+use crate::error::{Error, Refusal};
 use crate::history::HistoryFeatures;
 use crate::obs::{Encoder, Layout};
 use crate::piece::{Color, PieceSet};
@@ -115,7 +115,7 @@ impl VecEnv {
     pub fn with_setups(rules: Ruleset, batch: usize, seed: u64, source: Box<dyn SetupSource>) -> Result<VecEnv, Error> {
         rules.validate()?;
         if batch == 0 {
-            return Err(Error::Layout("a batch needs at least one game".into()));
+            return Err(Error::EmptyBatch);
         }
         let envs = (0..batch)
             .map(|i| {
@@ -146,11 +146,11 @@ impl VecEnv {
         self.envs.get(env).map(|e| &e.state)
     }
 
-    fn check_len<T>(what: &str, buffer: &[T], expected: usize) -> Result<(), Error> {
+    fn check_len<T>(what: &'static str, buffer: &[T], expected: usize) -> Result<(), Error> {
         if buffer.len() == expected {
             Ok(())
         } else {
-            Err(Error::Layout(format!("{what} buffer has {} elements, expected {expected}", buffer.len())))
+            Err(Error::BufferLength { what, found: buffer.len(), expected })
         }
     }
 
@@ -197,18 +197,24 @@ impl VecEnv {
 
     /// Plays one action (in the acting player's frame) in every game. All
     /// actions are checked first: if any is illegal, nothing is played and
-    /// the error names the game. Games that end are reset at once; they are
-    /// appended to `finished` (cleared first; reuse it to avoid allocating).
+    /// the error names the first such game (`Error::InGame` around that
+    /// game's `BadAction` or `IllegalMove`). Games that end are reset at
+    /// once; they are appended to `finished` (cleared first; reuse it to
+    /// avoid allocating).
     pub fn step(&mut self, actions: &[ActionId], finished: &mut Vec<FinishedGame>) -> Result<(), Error> {
         VecEnv::check_len("action", actions, self.envs.len())?;
-        let illegal = self.envs.par_iter().zip(actions.par_iter()).enumerate().find_first(|(_, (env, &a))| {
-            crate::action::Move::from_action(a, env.state.to_move()).is_none_or(|mv| !env.state.is_legal(mv))
+        let illegal = self.envs.par_iter().zip(actions.par_iter()).enumerate().find_map_first(|(game, (env, &a))| {
+            let error = match crate::action::Move::from_action(a, env.state.to_move()) {
+                None => Error::BadAction(a as u32),
+                Some(mv) => match env.state.refusal(mv)? {
+                    Refusal::GameOver => Error::GameOver,
+                    reason => Error::IllegalMove { mv, reason },
+                },
+            };
+            Some(Error::InGame { game, source: Box::new(error) })
         });
-        if let Some((i, (env, &a))) = illegal {
-            return Err(Error::IllegalMove {
-                mv: format!("action {a} ({}) in game {i}", env.state.action_to_string(a)),
-                why: "not legal in that game".into(),
-            });
+        if let Some(error) = illegal {
+            return Err(error);
         }
         let rules = self.rules;
         let source = self.source.as_ref();

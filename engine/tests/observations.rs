@@ -6,8 +6,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::obs::plane_tables_markdown;
 use stratego_engine::{
-    observe, Color, Encoder, Error, HistoryFeatures, Layout, PieceSet, Position, Ruleset, Setup, State, VecEnv,
-    BELIEF_IGNORE, NUM_ACTIONS,
+    observe, Color, Encoder, Error, HistoryFeatures, Layout, Move, PieceSet, Position, Refusal, Ruleset, Setup, State,
+    VecEnv, BELIEF_IGNORE, NUM_ACTIONS,
 };
 
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OBSERVATIONS.md");
@@ -65,17 +65,44 @@ fn layouts_have_the_documented_sizes_and_unique_names() {
 
 #[test]
 fn bad_layouts_and_buffers_are_errors() {
-    assert!(matches!(Layout::from_name("huge"), Err(Error::Layout(_))));
+    assert!(matches!(Layout::from_name("huge"), Err(Error::UnknownLayout(ref name)) if name == "huge"));
+    assert_eq!(
+        Layout::from_name("huge").unwrap_err().to_string(),
+        "unknown observation layout `huge` (expected compact or full)"
+    );
     let state = random_state(1, 10);
     let mut small = vec![0.0; 100];
     let err = Encoder::new(&state, Color::Red, None).write(Layout::Compact, &mut small).unwrap_err();
     assert!(err.to_string().contains("5800"), "{err}");
+    assert_eq!(err, Error::BufferLength { what: "observation", found: 100, expected: 5800 });
     let mut full = vec![0.0; Layout::Full.size()];
     assert!(Encoder::new(&state, Color::Red, None).write(Layout::Full, &mut full).is_err(), "full needs histories");
+    assert!(matches!(
+        Encoder::new(&state, Color::Red, None).write(Layout::Full, &mut full),
+        Err(Error::Layout(ref why)) if why.contains("histories")
+    ));
     let env = VecEnv::new(Ruleset::classic(), 3, 1).unwrap();
     assert!(env.observe(Layout::Compact, &mut vec![0.0; 2 * Layout::Compact.size()]).is_err());
+    assert_eq!(
+        env.observe(Layout::Compact, &mut vec![0.0; 2 * Layout::Compact.size()]),
+        Err(Error::BufferLength {
+            what: "observation",
+            found: 2 * Layout::Compact.size(),
+            expected: 3 * Layout::Compact.size()
+        })
+    );
     assert!(env.legal_mask(&mut [false; 10]).is_err());
+    assert_eq!(
+        env.legal_mask(&mut [false; 10]),
+        Err(Error::BufferLength { what: "legal mask", found: 10, expected: 3 * 1800 })
+    );
+    assert_eq!(
+        env.belief_targets(&mut [0; 1]),
+        Err(Error::BufferLength { what: "belief target", found: 1, expected: 300 })
+    );
+    assert_eq!(env.current_players(&mut [0; 4]), Err(Error::BufferLength { what: "player", found: 4, expected: 3 }));
     assert!(VecEnv::new(Ruleset::classic(), 0, 1).is_err());
+    assert!(matches!(VecEnv::new(Ruleset::classic(), 0, 1), Err(Error::EmptyBatch)));
 }
 
 /// A random game's state after `plies` plies (or at its end).
@@ -246,6 +273,24 @@ fn vecenv_is_reproducible_and_writes_consistent_buffers() {
     let mut finished = Vec::new();
     let mut env = env;
     assert!(env.step(&[0, 0, 0, 0], &mut finished).is_err(), "illegal actions are refused");
+    // The error names the first refused game and why; nothing is played.
+    let before: Vec<State> = env.states().cloned().collect();
+    let mut actions: Vec<u16> = env.states().map(|s| s.legal_actions()[0]).collect();
+    let empty = Move::new("e5".parse().unwrap(), "e6".parse().unwrap());
+    actions[2] = empty.to_action(env.state(2).unwrap().to_move()).unwrap();
+    actions[3] = NUM_ACTIONS as u16;
+    let refused = Error::IllegalMove { mv: empty, reason: Refusal::NoPiece { square: "e5".parse().unwrap() } };
+    assert_eq!(env.step(&actions, &mut finished), Err(Error::InGame { game: 2, source: Box::new(refused) }));
+    assert_eq!(
+        env.step(&actions, &mut finished).unwrap_err().to_string(),
+        "game 2: illegal move e5-e6: there is no piece on e5"
+    );
+    actions[2] = env.state(2).unwrap().legal_actions()[0];
+    assert_eq!(
+        env.step(&actions, &mut finished),
+        Err(Error::InGame { game: 3, source: Box::new(Error::BadAction(NUM_ACTIONS as u32)) })
+    );
+    assert!(env.states().eq(before.iter()), "a refused step plays nothing");
 }
 
 /// `Layout::prior_planes` names the planes that hold the counting prior of

@@ -47,6 +47,10 @@ fn check_game(rules: Ruleset, seed: u64, deep_every: u32) -> State {
                 let mut child = state.clone();
                 child.apply_action(a).unwrap();
             }
+            for (a, &legal) in mask.iter().enumerate() {
+                let m = Move::from_action(a as u16, player).unwrap();
+                assert_eq!(state.refusal(m).is_none(), legal, "refusal gives a reason exactly for illegal {m}");
+            }
         }
 
         let before = [army(&state, Color::Red), army(&state, Color::Blue)];

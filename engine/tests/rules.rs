@@ -18,8 +18,8 @@
 //! 10. Bad input is a typed error
 
 use stratego_engine::{
-    BattleResult, Color, EndReason, Error, Move, Outcome, Piece, PieceSet, PieceType, Position, Ruleset, Setup,
-    SetupError, Square, State, NUM_ACTIONS,
+    BattleResult, Color, EndReason, Error, Move, Outcome, Piece, PieceSet, PieceType, Position, Refusal, Ruleset,
+    Setup, SetupError, Square, State, NUM_ACTIONS,
 };
 
 // ---- helpers ---------------------------------------------------------------
@@ -108,12 +108,17 @@ fn at(state: &State, name: &str) -> Option<Piece> {
     state.board()[sq(name)]
 }
 
-/// Asserts that `m` is refused with a typed error and leaves the state as it was.
-fn assert_refused(state: &mut State, m: &str) -> Error {
+/// Asserts that `m` is refused for `reason` (by `refusal`, `is_legal` and
+/// `apply_move`, whose typed error names the move and the reason) and leaves
+/// the state as it was.
+fn assert_refused(state: &mut State, m: &str, reason: Refusal) -> Error {
     let before = state.clone();
+    assert_eq!(state.refusal(mv(m)), Some(reason), "{m}\n{state}");
+    assert!(!state.is_legal(mv(m)), "{m}");
     let err = state.apply_move(mv(m)).expect_err(&format!("{m} must be refused"));
     assert_eq!(*state, before, "a refused move must not change the state");
-    assert!(!err.to_string().is_empty());
+    assert_eq!(err, Error::IllegalMove { mv: mv(m), reason }, "{m}");
+    assert_eq!(err.to_string(), format!("illegal move {m}: {reason}"));
     err
 }
 
@@ -126,6 +131,8 @@ fn assert_over(state: &State, outcome: Outcome) {
     assert!(state.legal_actions().is_empty());
     assert_eq!(state.returns(), outcome.returns());
     let mut copy = state.clone();
+    assert_eq!(copy.refusal(mv("a1-a2")), Some(Refusal::GameOver));
+    assert!(!copy.is_legal(mv("a1-a2")));
     assert_eq!(copy.apply_move(mv("a1-a2")), Err(Error::GameOver));
     assert_eq!(copy.apply_action(0), Err(Error::GameOver));
 }
@@ -262,19 +269,21 @@ fn one_step_pieces_lakes_edges_own_pieces_and_immovables() {
         "red",
     );
     assert_eq!(legal(&s), sorted(&["e4-e5", "e4-d4", "e4-f4", "c4-c3", "c4-d4", "j1-j2", "j1-i1"]));
-    for (bad, why) in [
-        ("a1-a2", "the flag never moves"),
-        ("a1-b1", "the flag never moves"),
-        ("b4-a4", "a bomb never moves"),
-        ("e3-d3", "a bomb never moves"),
-        ("c4-c5", "into a lake"),
-        ("c4-c6", "across a lake"),
-        ("e4-e6", "two squares"),
-        ("e4-e3", "onto an own piece"),
-        ("e4-f5", "not on a line"),
-        ("e4-e4", "nowhere"),
+    let flag = Refusal::Immovable { piece: PieceType::Flag };
+    let bomb = Refusal::Immovable { piece: PieceType::Bomb };
+    for (bad, why, reason) in [
+        ("a1-a2", "the flag never moves", flag),
+        ("a1-b1", "the flag never moves", flag),
+        ("b4-a4", "a bomb never moves", bomb),
+        ("e3-d3", "a bomb never moves", bomb),
+        ("c4-c5", "into a lake", Refusal::Lake { square: sq("c5") }),
+        ("c4-c6", "across a lake", Refusal::Lake { square: sq("c6") }),
+        ("e4-e6", "two squares", Refusal::Unreachable),
+        ("e4-e3", "onto an own piece", Refusal::OwnPiece { square: sq("e3") }),
+        ("e4-f5", "not on a line", Refusal::Unreachable),
+        ("e4-e4", "nowhere", Refusal::Unreachable),
     ] {
-        let err = assert_refused(&mut s, bad);
+        let err = assert_refused(&mut s, bad, reason);
         assert!(matches!(err, Error::IllegalMove { .. }), "{bad} ({why}): {err:?}");
     }
 }
@@ -285,14 +294,15 @@ fn moving_a_bomb_or_the_flag_is_an_error() {
     let mut s = state(&[("a1", "F"), ("a2", "B"), ("b1", "O"), ("j10", "f"), ("j9", "b"), ("i10", "e")], "red");
     assert!(legal_from(&s, "a1").is_empty());
     assert!(legal_from(&s, "a2").is_empty());
-    assert!(matches!(assert_refused(&mut s, "a1-a2"), Error::IllegalMove { .. }));
-    assert!(matches!(assert_refused(&mut s, "a2-a3"), Error::IllegalMove { .. }));
+    let (flag, bomb) = (Refusal::Immovable { piece: PieceType::Flag }, Refusal::Immovable { piece: PieceType::Bomb });
+    assert!(matches!(assert_refused(&mut s, "a1-a2", flag), Error::IllegalMove { .. }));
+    assert!(matches!(assert_refused(&mut s, "a2-a3", bomb), Error::IllegalMove { .. }));
     let mut blue = state(&[("a1", "F"), ("a2", "B"), ("b1", "O"), ("j10", "f"), ("j9", "b"), ("i10", "e")], "blue");
     assert!(legal_from(&blue, "j10").is_empty());
     assert!(legal_from(&blue, "j9").is_empty());
     assert_eq!(legal(&blue), sorted(&["i10-h10", "i10-i9"]));
-    assert_refused(&mut blue, "j9-j8");
-    assert_refused(&mut blue, "j10-j9");
+    assert_refused(&mut blue, "j9-j8", bomb);
+    assert_refused(&mut blue, "j10-j9", flag);
 }
 
 // ---- 3. Battles ------------------------------------------------------------
@@ -521,7 +531,7 @@ fn two_square_forbids_the_fourth_crossing() {
     let mut s = shuttle_position(&Ruleset::classic());
     red_moves_with_fillers(&mut s, &["a1-a2", "a2-a1", "a1-a2"], 0);
     assert_eq!(legal_from(&s, "a2"), sorted(&["a2-a3", "a2-b2"]));
-    let err = assert_refused(&mut s, "a2-a1");
+    let err = assert_refused(&mut s, "a2-a1", Refusal::TwoSquare { limit: 3 });
     assert!(err.to_string().contains("two-square"), "{err}");
     // Moving elsewhere is fine, and the piece may then come back.
     play(&mut s, &["a2-a3", blue_filler(3), "a3-a2", blue_filler(4)]);
@@ -577,7 +587,7 @@ fn two_square_scout_may_only_run_back_to_the_earlier_turning_point() {
         ])
     );
     for forbidden in ["e7-e5", "e7-e4", "e7-e3", "e7-e2", "e7-e1"] {
-        assert_refused(&mut s, forbidden);
+        assert_refused(&mut s, forbidden, Refusal::TwoSquare { limit: 3 });
     }
 }
 
@@ -619,7 +629,7 @@ fn chase_forbids_the_chasing_move_that_repeats_a_chase_position() {
     assert_eq!(at(&s, "f3").unwrap().kind, PieceType::Marshal);
     assert_eq!(at(&s, "e4").unwrap().kind, PieceType::General);
     assert_eq!(legal(&s), sorted(&["f3-e3", "f3-f2", "f3-g3"]));
-    let err = assert_refused(&mut s, "f3-f4");
+    let err = assert_refused(&mut s, "f3-f4", Refusal::MoreSquares);
     assert!(err.to_string().contains("more-squares"), "{err}");
     // Each allowed alternative can really be played.
     for ok in ["f3-e3", "f3-f2", "f3-g3"] {
@@ -687,7 +697,7 @@ fn chase_positions_before_a_break_do_not_count() {
     play(&mut s, &["f4-e4", "e3-f3"]);
     // e4-e3 would recreate the position after the new chase's e4-e3 (ply 9).
     assert_eq!(legal(&s), sorted(&["e4-f4", "e4-d4", "e4-e5"]));
-    assert_refused(&mut s, "e4-e3");
+    assert_refused(&mut s, "e4-e3", Refusal::MoreSquares);
 }
 
 // ---- 8. Ply and battleless caps ---------------------------------------------
@@ -865,6 +875,14 @@ fn every_action_id_is_applied_or_refused() {
             if result.is_err() {
                 assert_eq!(c, s);
             }
+            // The error names the reason `refusal` gives, and only legal moves have none.
+            match Move::from_action(id, s.to_move()) {
+                Some(m) => match s.refusal(m) {
+                    None => assert!(result.is_ok(), "{side} {m}: {result:?}"),
+                    Some(reason) => assert_eq!(result, Err(Error::IllegalMove { mv: m, reason }), "{side} {m}"),
+                },
+                None => assert_eq!(result, Err(Error::BadAction(id as u32)), "{side} id {id}"),
+            }
         }
         let mut c = s.clone();
         assert_eq!(c.apply_action(1800), Err(Error::BadAction(1800)));
@@ -890,11 +908,14 @@ fn good_text() -> String {
     text(&Ruleset::classic(), &GOOD, "red", 0, 0)
 }
 
-/// Both parsers refuse `t` with a typed error (and never panic).
+/// Both parsers refuse `t` with a typed error of the same kind, a position
+/// or ruleset error (and never panic).
 fn assert_bad_position(t: &str) -> Error {
     let err = Position::parse(t).expect_err(&format!("must be refused: {t}"));
     assert!(State::deserialize(t).is_err(), "State::deserialize must refuse: {t}");
-    assert!(!err.to_string().is_empty());
+    assert!(matches!(err, Error::Position(_) | Error::Rules(_)), "{t}: {err:?}");
+    let again = State::deserialize(t).unwrap_err();
+    assert_eq!(std::mem::discriminant(&again), std::mem::discriminant(&err), "{t}: {err:?} and {again:?}");
     err
 }
 
@@ -994,23 +1015,54 @@ fn malformed_position_fields_are_errors() {
 fn illegal_moves_are_errors() {
     let mut s =
         state(&[("a1", "F"), ("b1", "B"), ("e2", "L"), ("e3", "E"), ("c4", "N"), ("j10", "f"), ("e9", "l")], "red");
-    for (what, m) in [
-        ("no piece", "f2-f3"),
-        ("opponent's piece", "e9-e8"),
-        ("bomb", "b1-c1"),
-        ("flag", "a1-a2"),
-        ("lake target", "c4-c5"),
-        ("own piece", "e2-e3"),
-        ("blocked two-step", "e2-e4"),
-        ("too far", "c4-c2"),
-        ("diagonal", "e3-f4"),
+    for (what, m, reason) in [
+        ("no piece", "f2-f3", Refusal::NoPiece { square: sq("f2") }),
+        ("opponent's piece", "e9-e8", Refusal::NotYourPiece { square: sq("e9"), player: Color::Red }),
+        ("bomb", "b1-c1", Refusal::Immovable { piece: PieceType::Bomb }),
+        ("flag", "a1-a2", Refusal::Immovable { piece: PieceType::Flag }),
+        ("lake target", "c4-c5", Refusal::Lake { square: sq("c5") }),
+        ("own piece", "e2-e3", Refusal::OwnPiece { square: sq("e3") }),
+        ("blocked two-step", "e2-e4", Refusal::Unreachable),
+        ("too far", "c4-c2", Refusal::Unreachable),
+        ("diagonal", "e3-f4", Refusal::Unreachable),
     ] {
-        let err = assert_refused(&mut s, m);
+        let err = assert_refused(&mut s, m, reason);
         assert!(matches!(err, Error::IllegalMove { .. }), "{what}: {err:?}");
     }
     for bad in ["b2", "b2-", "b2-k5", "k1-a1", "a0-a1", "a11-a10", "e2e3", ""] {
         assert!(bad.parse::<Move>().is_err(), "{bad}");
     }
+}
+
+/// Each refusal reads as the sentence documented in docs/CONTRACT.md.
+#[test]
+fn refusals_print_their_sentences() {
+    let mut s =
+        state(&[("a1", "F"), ("b1", "B"), ("e2", "L"), ("e3", "E"), ("c4", "N"), ("j10", "f"), ("e9", "l")], "red");
+    for (m, text) in [
+        ("f2-f3", "illegal move f2-f3: there is no piece on f2"),
+        ("e9-e8", "illegal move e9-e8: the piece on e9 is not red's"),
+        ("b1-c1", "illegal move b1-c1: a bomb never moves"),
+        ("a1-a2", "illegal move a1-a2: a flag never moves"),
+        ("c4-c5", "illegal move c4-c5: c5 is a lake"),
+        ("e2-e3", "illegal move e2-e3: e3 holds an own piece"),
+        (
+            "c4-c2",
+            "illegal move c4-c2: the piece cannot reach that square (one step for all but Scouts, who run over \
+             empty squares in a straight line)",
+        ),
+    ] {
+        assert_eq!(s.apply_move(mv(m)).unwrap_err().to_string(), text);
+    }
+    assert_eq!(
+        Refusal::TwoSquare { limit: 3 }.to_string(),
+        "the two-square rule forbids crossing the same border more than 3 times in a row"
+    );
+    assert_eq!(
+        Refusal::MoreSquares.to_string(),
+        "the more-squares rule forbids a chasing move that repeats a position of the chase"
+    );
+    assert_eq!(Refusal::GameOver.to_string(), Error::GameOver.to_string());
 }
 
 /// A text written under another ruleset is refused, naming both ids.

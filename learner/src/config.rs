@@ -295,10 +295,7 @@ impl TrainConfig {
             }
         }
         for opponent in &self.eval.opponents {
-            let spec: stratego_agents::PlayerSpec = opponent.parse().map_err(|e| invalid("eval.opponents", e))?;
-            if spec.builtin().is_none() {
-                return Err(invalid("eval.opponents", format!("`{opponent}` is not a built-in player")));
-            }
+            crate::evaluate::players().parse(opponent).map_err(|e| invalid("eval.opponents", e))?;
         }
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));

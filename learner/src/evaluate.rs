@@ -2,13 +2,21 @@
 //! matches in colour-swapped pairs with the same setups, the network playing
 //! its policy's most likely legal move.
 
-use stratego_agents::arena::{play_match, MatchConfig, SetupMode};
-use stratego_agents::spec::factory;
-use stratego_model::player::{NetOptions, NetPlayerFactory};
+use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
 use stratego_model::{CheckpointMeta, StrategoNet};
+use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_players::Registry;
 
 use crate::config::EvalConfig;
 use crate::TrainError;
+
+/// The players an evaluation may meet: the baselines and network
+/// checkpoints (loaded on the CPU).
+pub fn players() -> Registry {
+    let mut registry = stratego_baselines::registry();
+    stratego_netplayer::register(&mut registry, None);
+    registry
+}
 
 /// The network's score (wins + draws / 2, per game) against each opponent,
 /// named as in the config.
@@ -22,7 +30,8 @@ pub fn evaluate(
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
-        let baseline = factory(opponent).map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
+        let baseline = players()
+            .factory(opponent).map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
         let match_config =
             MatchConfig { rules: meta.rules, games: config.games, seed, setups: SetupMode::Swap, sprt: None };
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})

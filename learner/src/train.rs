@@ -22,7 +22,7 @@ use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_agents::setup_policy::SetupPolicy;
+use stratego_players::SetupPolicy;
 use stratego_engine::{EndReason, PieceSet, Setup, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_runlog::{MetricsLog, TensorBoard};

@@ -1,7 +1,8 @@
 //! The lab's network: a burn transformer over the engine's observation
 //! planes with policy, value and belief heads; device selection; batched
-//! inference; safetensors checkpoints; the network as an arena player
-//! ([`player`], `net:PATH` specs). See docs/MODEL.md.
+//! inference; safetensors checkpoints. See docs/MODEL.md. The network as a
+//! player (`net:PATH`) is the netplayer crate: this one depends on the
+//! engine's shapes and burn only.
 
 pub mod checkpoint;
 pub mod config;
@@ -10,7 +11,6 @@ pub mod error;
 pub mod inference;
 pub mod loss;
 pub mod network;
-pub mod player;
 pub mod tokens;
 
 pub use checkpoint::{load, read_meta, save, CheckpointMeta};
@@ -20,7 +20,6 @@ pub use error::ModelError;
 pub use inference::{choose_action, infer, Inference};
 pub use loss::{belief_cross_entropy, loss_terms, LossTerms};
 pub use network::{NetOutput, StrategoNet, DRAW, LOSS, MASKED_LOGIT, WIN};
-pub use player::{CheckpointLoader, CpuCheckpointLoader, NetOptions, NetPlayer, NetPlayerFactory};
 
 pub use burn::tensor::Device;
 pub mod speed;

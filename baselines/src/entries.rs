@@ -1,0 +1,249 @@
+//! The baselines' entries in the player registry, and their canonical names.
+//!
+//! Each entry reads its own options from a generic spec; a canonical name
+//! leaves defaults out and lists options in a fixed order, so a spec and its
+//! canonical form make the same player and the arena's tables name players
+//! one way.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use stratego_players::{Entry, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
+
+use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
+use crate::greedy::GreedyPlayer;
+use crate::ntuple::{NTupleFactory, NTupleNet};
+use crate::random::RandomPlayer;
+
+const SETUP_ONLY: &str = "setup=random|handcrafted";
+const EXPECTIMAX_OPTIONS: &str =
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, setup=random|handcrafted";
+
+/// Adds `setup=` when it is not the default.
+fn with_setup(spec: PlayerSpec, setup: SetupPolicy) -> PlayerSpec {
+    if setup == SetupPolicy::default() {
+        spec
+    } else {
+        spec.with("setup", setup)
+    }
+}
+
+pub fn random_spec(setup: SetupPolicy) -> PlayerSpec {
+    with_setup(PlayerSpec::named("random"), setup)
+}
+
+pub fn greedy_spec(setup: SetupPolicy) -> PlayerSpec {
+    with_setup(PlayerSpec::named("greedy"), setup)
+}
+
+/// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,setup=S]`:
+/// the depth always (it is what a reader looks for), the rest when not the
+/// default.
+pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Leaf) -> PlayerSpec {
+    let mut spec = PlayerSpec::named("expectimax").with("depth", config.depth);
+    if config.nodes != ExpectimaxConfig::DEFAULT_NODES {
+        spec = spec.with("nodes", config.nodes);
+    }
+    if let Some(t) = config.time {
+        spec = spec.with("time", t.as_millis());
+    }
+    if let Leaf::NTuple { path, .. } = leaf {
+        spec = spec.with("leaf", format!("ntuple:{path}"));
+    }
+    with_setup(spec, setup)
+}
+
+pub fn ntuple_spec(path: &str, setup: SetupPolicy) -> PlayerSpec {
+    with_setup(PlayerSpec::named("ntuple").with_path(path), setup)
+}
+
+/// The search limits of an `expectimax` spec.
+pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecError> {
+    let defaults = ExpectimaxConfig::default();
+    let depth = spec.parse_option(
+        "depth",
+        defaults.depth,
+        |d: &u32| (1..=ExpectimaxConfig::MAX_DEPTH).contains(d),
+        "expected a whole number of plies from 1 to 20",
+    )?;
+    let nodes = spec.parse_option("nodes", defaults.nodes, |n: &u64| *n >= 1, "expected a positive whole number")?;
+    let time = match spec.option("time") {
+        None => None,
+        Some(_) => {
+            let ms = spec.parse_option("time", 0u64, |n: &u64| *n >= 1, "expected milliseconds, at least 1")?;
+            Some(std::time::Duration::from_millis(ms))
+        }
+    };
+    Ok(ExpectimaxConfig { depth, nodes, time })
+}
+
+/// The leaf of an `expectimax` spec, its tables read.
+fn expectimax_leaf(spec: &PlayerSpec) -> Result<Leaf, SpecError> {
+    match spec.option("leaf") {
+        None | Some("handwritten") => Ok(Leaf::Handwritten),
+        Some(value) => match value.split_once(':') {
+            Some(("ntuple", path)) if !path.trim().is_empty() => {
+                let path = path.trim().to_string();
+                Ok(Leaf::NTuple { net: load_tables(&path, spec)?, path })
+            }
+            _ => Err(SpecError::bad_value("leaf", value, "expected `handwritten` or `ntuple:PATH`")),
+        },
+    }
+}
+
+/// Reads n-tuple tables for a spec (any ruleset: the arena checks it
+/// against the match's through `PlayerFactory::check_rules`).
+pub fn load_tables(path: &str, spec: &PlayerSpec) -> Result<Arc<NTupleNet>, SpecError> {
+    NTupleNet::load(Path::new(path), None)
+        .map(Arc::new)
+        .map_err(|e| SpecError::Load { spec: spec.to_string(), why: e.to_string() })
+}
+
+/// Makes players of one kind from a closure; the factory of the players
+/// that need nothing but their options.
+pub struct FnFactory<F> {
+    name: String,
+    make: F,
+    check_rules: Option<Leaf>,
+}
+
+impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        (self.make)()
+    }
+
+    fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+        self.check_rules.as_ref().map_or(Ok(()), |leaf| leaf.check_rules(rules))
+    }
+}
+
+fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec, make: F) -> Arc<dyn PlayerFactory> {
+    Arc::new(FnFactory { name: name.to_string(), make, check_rules: None })
+}
+
+/// Adds `random`, `greedy`, `expectimax` and `ntuple` to a registry.
+pub fn register(registry: &mut Registry) {
+    registry.register(Entry {
+        name: "random",
+        path: None,
+        options: SETUP_ONLY,
+        about: "a uniformly random legal move",
+        build: Box::new(|spec, _| {
+            spec.check_keys(SETUP_ONLY)?;
+            let setup = spec.setup()?;
+            Ok(factory(random_spec(setup), move || Box::new(RandomPlayer { setup })))
+        }),
+    });
+    registry.register(Entry {
+        name: "greedy",
+        path: None,
+        options: SETUP_ONLY,
+        about: "one ply: the best material change under the counting prior",
+        build: Box::new(|spec, _| {
+            spec.check_keys(SETUP_ONLY)?;
+            let setup = spec.setup()?;
+            Ok(factory(greedy_spec(setup), move || Box::new(GreedyPlayer { setup })))
+        }),
+    });
+    registry.register(Entry {
+        name: "expectimax",
+        path: None,
+        options: EXPECTIMAX_OPTIONS,
+        about: "search with chance nodes over hidden types (depth 3 by default)",
+        build: Box::new(|spec, _| {
+            spec.check_keys(EXPECTIMAX_OPTIONS)?;
+            let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
+            let name = expectimax_spec(&config, setup, &leaf).to_string();
+            let check_rules = Some(leaf.clone());
+            let make = move || Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(leaf.clone())) as Box<dyn Player>;
+            Ok(Arc::new(FnFactory { name, make, check_rules }))
+        }),
+    });
+    registry.register(Entry {
+        name: "ntuple",
+        path: Some("a table file path, e.g. ntuple:registrations/ntuple-td.safetensors"),
+        options: SETUP_ONLY,
+        about: "the n-tuple afterstate player with the tables of a file",
+        build: Box::new(|spec, _| {
+            spec.check_keys(SETUP_ONLY)?;
+            let path = spec.path.as_deref().expect("the registry checked the path");
+            let setup = spec.setup()?;
+            let net = load_tables(path, spec)?;
+            Ok(Arc::new(NTupleFactory { net, name: ntuple_spec(path, setup).to_string(), setup }))
+        }),
+    });
+}
+
+/// A registry of the baselines alone (tests, benchmarks).
+pub fn registry() -> Registry {
+    let mut registry = Registry::new();
+    register(&mut registry);
+    registry
+}
+
+/// A baseline's factory from its spec text (no network players).
+pub fn factory_of(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
+    registry().factory(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_canonically() {
+        for (text, canonical) in [
+            ("random", "random"),
+            ("greedy", "greedy"),
+            ("greedy:setup=handcrafted", "greedy:setup=handcrafted"),
+            ("expectimax", "expectimax:depth=3"),
+            ("expectimax:depth=3", "expectimax:depth=3"),
+            (" expectimax:nodes=500, depth=2 ", "expectimax:depth=2,nodes=500"),
+            ("expectimax:depth=4,time=250,setup=handcrafted", "expectimax:depth=4,time=250,setup=handcrafted"),
+        ] {
+            let f = factory_of(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(f.name(), canonical);
+            assert_eq!(factory_of(canonical).unwrap().name(), canonical, "round trip of {canonical}");
+        }
+        // Network specs are kept as written by the generic parser.
+        for text in ["net:runs/x/ckpt.safetensors", "net:a.safetensors,temperature=0.5"] {
+            let spec: PlayerSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+            assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec, "round trip of {text}");
+        }
+        let spec: PlayerSpec = "expectimax:depth=2,nodes=500".parse().unwrap();
+        let config = expectimax_config(&spec).unwrap();
+        assert_eq!((config.depth, config.nodes), (2, 500));
+    }
+
+    #[test]
+    fn malformed_specs_are_clear_errors() {
+        let err = |text: &str| factory_of(text).err().unwrap().to_string();
+        assert!(err("").contains("empty player spec"));
+        assert!(err("alphazero").contains("unknown player `alphazero`"));
+        assert!(err("greedy:depth=3").contains("player `greedy` has no option `depth`"));
+        assert!(err("expectimax:depth").contains("is not of the form key=value"));
+        assert!(err("expectimax:depth=").contains("is not of the form key=value"));
+        assert!(err("expectimax:depth=0").contains("bad value `0` for option `depth`"));
+        assert!(err("expectimax:depth=three").contains("bad value `three`"));
+        assert!(err("expectimax:depth=2,depth=3").contains("given twice"));
+        assert!(err("random:setup=clever").contains("expected `random` or `handcrafted`"));
+        assert!(err("ntuple:").contains("needs a table file path"));
+        assert!(err("expectimax:nodes=-5").contains("bad value `-5`"));
+        // Without the network crate's entry, `net:` is an unknown player.
+        assert!(err("net:runs/x/ckpt.safetensors").contains("unknown player `net`"));
+    }
+
+    #[test]
+    fn factories_make_players_named_by_their_canonical_spec() {
+        for text in ["random", "greedy:setup=handcrafted", "expectimax:depth=2,nodes=500"] {
+            let f = factory_of(text).unwrap();
+            assert_eq!(f.name(), text);
+            assert_eq!(f.make().name(), text);
+        }
+    }
+}

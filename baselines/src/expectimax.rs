@@ -1,0 +1,362 @@
+//! The expectimax player: a depth-limited expectiminimax search with chance
+//! nodes over hidden types, iterative deepening within a node budget, and
+//! Star1 pruning.
+//!
+//! **Tree.** The searcher first determinizes the hidden opponent pieces from
+//! its view (`determinize`), which fixes what each hidden piece can do when it
+//! moves (Bombs and the Flag stay put, Scouts run). Its own plies are max
+//! nodes, the opponent's min nodes (the opponent is assumed to play its best
+//! reply). A move that starts a battle with a piece hidden from the searcher —
+//! its attack on a hidden defender, or a hidden opponent piece attacking — is
+//! a **chance node**: one branch per possible type of that piece, weighted by
+//! the counting prior at that node (for an attacker, restricted to movable
+//! types), in which the piece is given that type (`with_hidden_type`, which
+//! keeps the army) before the battle is played. So battle outcomes follow the
+//! prior, not the sampled determinization. Depth counts plies; chance nodes
+//! cost none. Leaves are scored by `eval::evaluate`, or with `leaf=ntuple:PATH`
+//! by n-tuple tables (`NTupleNet::leaf_value` times `ntuple::LEAF_SCALE`);
+//! finished games by `eval::terminal_score`.
+//!
+//! **Budget.** Iterative deepening runs depth 1, 2, ... up to `depth`, each
+//! iteration ordered by the previous one's values. Once the node budget (or
+//! the optional time limit) is spent, the iteration in progress is dropped
+//! and the last completed one decides; depth 1 always completes. Without a
+//! time limit the search is a pure function of the view and the seed.
+//!
+//! **Pruning, and why it is sound.** Max and min nodes use ordinary
+//! alpha-beta (fail-soft). Chance nodes use Ballard's Star1: with outcome
+//! probabilities `p_i`, the value is `sum p_i v_i`, and every `v_i` lies in
+//! `[L, U] = [-WIN, WIN]` (evaluations are clamped inside it and terminal
+//! scores never leave it). After searching outcomes `1..k`, the node's value
+//! is at most `S_k + R_k U` and at least `S_k + R_k L`, with `S_k` the
+//! weighted sum so far and `R_k` the probability left. So outcome `k+1` is
+//! searched with the window `((alpha - S_k - R_{k+1} U) / p_{k+1},
+//! (beta - S_k - R_{k+1} L) / p_{k+1})`: if its value falls at or below the
+//! lower end, the node's value cannot exceed alpha whatever the remaining
+//! outcomes are, and the node returns that upper bound; at or above the upper
+//! end, it cannot fall below beta, and it returns that lower bound. In both
+//! cases the parent would cut this node off with its exact value too, so the
+//! remaining outcomes cannot change the choice at the root. Nothing is
+//! pruned on estimates; only bounds that hold for every possible value are
+//! used. (Star2's probing and forward pruning such as ChanceProbCut are not
+//! used: they need move ordering heuristics to pay off and prune unsoundly
+//! or only probabilistically.)
+//!
+//! **Ties** at the root are searched with a window just below the best value
+//! so that equal moves get exact values, and the seeded generator picks one.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
+
+use stratego_players::determinize::{determinize, with_hidden_type};
+use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
+
+use crate::eval::{evaluate, terminal_score, WIN};
+use crate::ntuple::{NTupleNet, LEAF_SCALE};
+
+/// Root values closer than this are ties.
+const TIE: f64 = 1e-6;
+
+/// The search limits of an expectimax player.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct ExpectimaxConfig {
+    /// Deepest iteration, in plies.
+    pub depth: u32,
+    /// Nodes per decision; an iteration that would exceed it is dropped.
+    pub nodes: u64,
+    /// Wall-clock limit per decision (makes play depend on the machine).
+    pub time: Option<Duration>,
+}
+
+impl ExpectimaxConfig {
+    pub const DEFAULT_DEPTH: u32 = 3;
+    pub const DEFAULT_NODES: u64 = 20_000;
+    pub const MAX_DEPTH: u32 = 20;
+}
+
+impl Default for ExpectimaxConfig {
+    fn default() -> Self {
+        ExpectimaxConfig { depth: Self::DEFAULT_DEPTH, nodes: Self::DEFAULT_NODES, time: None }
+    }
+}
+
+/// What the last decision cost.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct SearchStats {
+    pub nodes: u64,
+    /// The deepest iteration that completed.
+    pub depth: u32,
+}
+
+/// What scores the leaves.
+#[derive(Clone, Debug, Default)]
+pub enum Leaf {
+    /// `eval::evaluate`.
+    #[default]
+    Handwritten,
+    /// N-tuple tables read from `path`.
+    NTuple { path: String, net: Arc<NTupleNet> },
+}
+
+impl Leaf {
+    /// Whether the leaf evaluation fits `rules` (tables know one ruleset).
+    pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+        match self {
+            Leaf::Handwritten => Ok(()),
+            Leaf::NTuple { net, .. } => rules
+                .expect_same(net.rules())
+                .map_err(|e| format!("its leaf tables were trained for another ruleset: {e}")),
+        }
+    }
+
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ExpectimaxPlayer {
+    pub config: ExpectimaxConfig,
+    pub setup: SetupPolicy,
+    pub leaf: Leaf,
+    /// A limit set by the caller (`limit_move_time`), on top of the config's.
+    pub clock_limit: Option<Duration>,
+    pub last: SearchStats,
+}
+
+impl ExpectimaxPlayer {
+    pub fn new(config: ExpectimaxConfig, setup: SetupPolicy) -> ExpectimaxPlayer {
+        ExpectimaxPlayer { config, setup, leaf: Leaf::Handwritten, clock_limit: None, last: SearchStats::default() }
+    }
+
+    /// The same player with another leaf evaluation.
+    pub fn with_leaf(mut self, leaf: Leaf) -> ExpectimaxPlayer {
+        self.leaf = leaf;
+        self
+    }
+
+    /// The values of the root moves after iterative deepening, from a
+    /// determinized root, with the moves in the order of the last iteration.
+    pub fn root_values(&mut self, root: &State, legal: &[Move]) -> Vec<(Move, f64)> {
+        let limit = match (self.config.time, self.clock_limit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut search = Search {
+            me: root.to_move(),
+            nodes: 0,
+            budget: self.config.nodes,
+            deadline: limit.map(|l| Instant::now() + l),
+            enforce: false,
+            aborted: false,
+            leaf: match &self.leaf {
+                Leaf::Handwritten => None,
+                Leaf::NTuple { net, .. } => Some(net.clone()),
+            },
+        };
+        let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
+        self.last = SearchStats::default();
+        for depth in 1..=self.config.depth.max(1) {
+            search.enforce = depth > 1;
+            match search.root(root, &values, depth) {
+                Some(mut found) => {
+                    found.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    values = found;
+                    self.last.depth = depth;
+                }
+                None => break,
+            }
+            if values.first().is_some_and(|(_, v)| v.abs() >= WIN - 1000.0) {
+                break; // a forced win or loss is found; deeper search cannot change it
+            }
+        }
+        self.last.nodes = search.nodes;
+        values
+    }
+}
+
+struct Search {
+    me: Color,
+    nodes: u64,
+    budget: u64,
+    deadline: Option<Instant>,
+    /// Whether the budget applies (not during the first iteration).
+    enforce: bool,
+    aborted: bool,
+    /// N-tuple tables for the leaves (`None`: the hand-written evaluation).
+    leaf: Option<Arc<NTupleNet>>,
+}
+
+impl Search {
+    fn out_of_budget(&self) -> bool {
+        self.enforce && (self.nodes >= self.budget || self.deadline.is_some_and(|d| Instant::now() >= d))
+    }
+
+    /// One iteration over the root moves, in the given order. `None` if the
+    /// budget ran out.
+    fn root(&mut self, root: &State, ordered: &[(Move, f64)], depth: u32) -> Option<Vec<(Move, f64)>> {
+        let mut best = f64::NEG_INFINITY;
+        let mut out = Vec::with_capacity(ordered.len());
+        for &(mv, _) in ordered {
+            let v = self.after_move(root, mv, depth, 0, best - TIE, f64::INFINITY);
+            if self.aborted {
+                return None;
+            }
+            best = best.max(v);
+            out.push((mv, v));
+        }
+        Some(out)
+    }
+
+    /// The value of a position `from_root` plies below the root.
+    fn node(&mut self, state: &State, depth: u32, from_root: u32, mut alpha: f64, mut beta: f64) -> f64 {
+        if self.out_of_budget() {
+            self.aborted = true;
+            return 0.0;
+        }
+        self.nodes += 1;
+        if state.is_terminal() {
+            return terminal_score(state, self.me, from_root);
+        }
+        if depth == 0 {
+            return match &self.leaf {
+                None => evaluate(state, self.me),
+                Some(net) => LEAF_SCALE * net.leaf_value(state, self.me),
+            };
+        }
+        let maximizing = state.to_move() == self.me;
+        let mut moves = state.legal_moves();
+        // Battles first: they change the material, so they raise alpha (or
+        // lower beta) early and let the quiet moves be cut off.
+        moves.sort_by_key(|mv| state.board()[mv.to].is_none());
+        let mut best = if maximizing { f64::NEG_INFINITY } else { f64::INFINITY };
+        for mv in moves {
+            let v = self.after_move(state, mv, depth, from_root, alpha, beta);
+            if self.aborted {
+                return 0.0;
+            }
+            if maximizing {
+                best = best.max(v);
+                alpha = alpha.max(v);
+            } else {
+                best = best.min(v);
+                beta = beta.min(v);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The value of playing `mv` in `state`: a chance node if it starts a
+    /// battle with a piece hidden from the searcher.
+    fn after_move(&mut self, state: &State, mv: Move, depth: u32, from_root: u32, alpha: f64, beta: f64) -> f64 {
+        match self.hidden_battle(state, mv) {
+            None => {
+                let mut child = state.clone();
+                child.apply_move(mv).expect("searched moves are legal");
+                self.node(&child, depth - 1, from_root + 1, alpha, beta)
+            }
+            Some((sq, outcomes)) => self.chance(state, mv, sq, &outcomes, depth, from_root, alpha, beta),
+        }
+    }
+
+    /// If `mv` is a battle involving a piece whose type the searcher does not
+    /// know: that piece's square and its possible types with their
+    /// probabilities (normalised, most likely first).
+    fn hidden_battle(&self, state: &State, mv: Move) -> Option<(Square, Vec<(PieceType, f64)>)> {
+        let board = state.board();
+        let mover = board[mv.from]?;
+        let target = board[mv.to]?;
+        let (sq, piece, attacking) =
+            if mover.color == self.me { (mv.to, target, false) } else { (mv.from, mover, true) };
+        if piece.revealed || piece.color == self.me {
+            return None;
+        }
+        let prior = CountingPrior::new(state, self.me);
+        let dist = prior.of(&piece);
+        let mut outcomes: Vec<(PieceType, f64)> = PieceType::ALL
+            .into_iter()
+            .filter(|t| !attacking || (t.is_movable() && (mv.distance() == 1 || *t == PieceType::Scout)))
+            .map(|t| (t, dist[t.index()] as f64))
+            .filter(|&(_, p)| p > 0.0)
+            .collect();
+        let total: f64 = outcomes.iter().map(|(_, p)| p).sum();
+        if total <= 0.0 {
+            return None; // the determinized type is the only one the rules allow
+        }
+        outcomes.iter_mut().for_each(|(_, p)| *p /= total);
+        outcomes.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Some((sq, outcomes))
+    }
+
+    /// Star1 over the outcomes of a battle (see the module documentation).
+    #[allow(clippy::too_many_arguments)]
+    fn chance(
+        &mut self,
+        state: &State,
+        mv: Move,
+        sq: Square,
+        outcomes: &[(PieceType, f64)],
+        depth: u32,
+        from_root: u32,
+        alpha: f64,
+        beta: f64,
+    ) -> f64 {
+        let (lo, hi) = (-WIN, WIN);
+        let mut left: f64 = outcomes.iter().map(|(_, p)| p).sum();
+        let mut sum = 0.0;
+        for &(kind, p) in outcomes {
+            left = (left - p).max(0.0);
+            let a_raw = (alpha - sum - left * hi) / p;
+            let b_raw = (beta - sum - left * lo) / p;
+            if a_raw >= hi {
+                return sum + (p + left) * hi; // cannot rise above alpha
+            }
+            if b_raw <= lo {
+                return sum + (p + left) * lo; // cannot fall below beta
+            }
+            let (a, b) = (a_raw.max(lo), b_raw.min(hi));
+            let mut child = with_hidden_type(state, sq, kind);
+            child.apply_move(mv).expect("searched moves are legal");
+            let v = self.node(&child, depth - 1, from_root + 1, a, b);
+            if self.aborted {
+                return 0.0;
+            }
+            if v <= a && a > lo {
+                return sum + p * v + left * hi; // an upper bound at or below alpha
+            }
+            if v >= b && b < hi {
+                return sum + p * v + left * lo; // a lower bound at or above beta
+            }
+            sum += p * v;
+        }
+        sum
+    }
+}
+
+impl Player for ExpectimaxPlayer {
+    fn name(&self) -> String {
+crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf).to_string()
+    }
+
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        self.setup.choose(set, rng)
+    }
+
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
+        if view.legal_moves.len() == 1 {
+            return Ok(view.legal_moves[0]);
+        }
+        let root = determinize(view, rng);
+        let values = self.root_values(&root, &view.legal_moves);
+        let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
+        let ties: Vec<Move> = values.iter().filter(|(_, v)| *v >= best - TIE).map(|(mv, _)| *mv).collect();
+        Ok(ties[rng.random_range(0..ties.len())])
+    }
+
+    fn limit_move_time(&mut self, limit: Duration) {
+        self.clock_limit = Some(limit);
+    }
+}

@@ -1,0 +1,66 @@
+//! The afterstate player (`ntuple:PATH`): it values the afterstate of every
+//! legal move with the tables and plays the best one, without search.
+
+use std::sync::Arc;
+
+use rand::Rng;
+use stratego_engine::{Move, PieceSet, Ruleset, Setup};
+
+use super::net::NTupleNet;
+use stratego_players::player::{AgentRng, Player, PlayerError, PlayerFactory};
+use stratego_players::setup_policy::SetupPolicy;
+use stratego_players::view::InfoView;
+
+/// Values closer than this are ties.
+const TIE: f64 = 1e-9;
+
+/// The index of the best value; ties are broken by `rng`.
+pub fn pick_best(values: &[f64], rng: &mut AgentRng) -> usize {
+    let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let ties: Vec<usize> = (0..values.len()).filter(|&i| values[i] >= best - TIE).collect();
+    ties[rng.random_range(0..ties.len())]
+}
+
+#[derive(Clone, Debug)]
+pub struct NTuplePlayer {
+    pub net: Arc<NTupleNet>,
+    /// The spec that names this player (`ntuple:PATH`).
+    pub name: String,
+    pub setup: SetupPolicy,
+}
+
+impl Player for NTuplePlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        self.setup.choose(set, rng)
+    }
+
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
+        let values = self.net.move_values(view);
+        Ok(view.legal_moves[pick_best(&values, rng)])
+    }
+}
+
+/// Makes afterstate players that share one set of tables.
+pub struct NTupleFactory {
+    pub net: Arc<NTupleNet>,
+    pub name: String,
+    pub setup: SetupPolicy,
+}
+
+impl PlayerFactory for NTupleFactory {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        Box::new(NTuplePlayer { net: self.net.clone(), name: self.name.clone(), setup: self.setup })
+    }
+
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+        rules.expect_same(self.net.rules()).map_err(|e| format!("its tables were trained for another ruleset: {e}"))
+    }
+}

@@ -1,0 +1,348 @@
+//! TD(lambda) self-play: two copies of the evaluator (one set of weights)
+//! play each other, and after every move the weights of the mover's
+//! previous afterstates move toward the value of its new afterstate.
+//!
+//! **Afterstates.** A player's afterstate is the position just after its
+//! move (battle resolved), seen from its side (`encode_state`). Each player
+//! has its own sequence `a_1, a_2, ...`; the TD error of move `t` is
+//! `V(a_t) - V(a_{t-1})` (with the current weights), and at the end of the
+//! game `r - V(a_last)` with `r` the player's result (+1 win, 0 draw, -1
+//! loss). A move that ends the game has no afterstate of its own: the result
+//! is the target of the mover's previous one.
+//!
+//! **Traces.** Accumulating eligibility traces over the mover's own
+//! afterstates: the error updates afterstate `a_{t-1-k}` with weight
+//! `lambda^k * (1 - V(a_{t-1-k})^2)` (the derivative of `tanh` at the
+//! visit). Traces are truncated where `lambda^k` drops below
+//! [`TRACE_CUTOFF`] (at most [`MAX_TRACE`] afterstates).
+//!
+//! **Steps.** Without temporal coherence, an update with error `e` changes
+//! the sum before squashing by exactly `alpha * e` (each of the weights
+//! read moves by `alpha * e / sum m^2`; see `NTupleNet::update`). With
+//! temporal coherence (Beal & Smith) each weight's step is further scaled
+//! by `|sum of its recommended changes| / sum of their magnitudes`, which
+//! starts at 1 and shrinks for weights whose updates keep changing sign;
+//! `alpha` then usually stays 1.
+//!
+//! **Exploration.** With probability `epsilon` a player makes a uniform
+//! random legal move instead of the best afterstate. Exploratory moves are
+//! not learned from: the mover's traces are cut (its earlier afterstates are
+//! not moved toward the value of a move its policy would not make), and its
+//! new afterstate starts a fresh trace.
+//!
+//! **Schedules.** `alpha`, `lambda` and `epsilon` move linearly from their
+//! start to their `-final` value over the configured games (constant if no
+//! final value is given).
+//!
+//! **Determinism.** Game `g` draws everything (setups, exploration,
+//! tie-breaks) from a generator seeded by `(seed, g)`, and the training
+//! runs on one thread, so the weights after `n` games are a function of
+//! the config and `n`. A run resumed from a checkpoint after game `n`
+//! continues exactly as if it had not stopped.
+
+use std::collections::VecDeque;
+
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use stratego_engine::{Color, EndReason, Ruleset, State};
+
+use super::alphabet::encode_state;
+use super::layout::Layout;
+use super::net::{Features, NTupleNet};
+use super::player::pick_best;
+use stratego_engine::seed::derive_seed;
+use stratego_players::player::AgentRng;
+use stratego_players::setup_policy::SetupPolicy;
+use stratego_players::view::{InfoView, PublicPly};
+
+/// Trace weights below this are dropped.
+pub const TRACE_CUTOFF: f64 = 1e-3;
+/// The longest trace kept, in afterstates.
+pub const MAX_TRACE: usize = 200;
+
+/// The learning settings (the `[td]` table of a training config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TdConfig {
+    /// Step size: the share of the (squash-scaled) TD error one update removes.
+    pub alpha: f64,
+    #[serde(default)]
+    pub alpha_final: Option<f64>,
+    /// Trace decay, 0 (TD(0)) to 0.99.
+    pub lambda: f64,
+    #[serde(default)]
+    pub lambda_final: Option<f64>,
+    /// Probability of a random exploratory move.
+    pub epsilon: f64,
+    #[serde(default)]
+    pub epsilon_final: Option<f64>,
+    /// Beal & Smith's temporal-coherence step sizes.
+    #[serde(default)]
+    pub temporal_coherence: bool,
+    /// The target of both players' last afterstates after a draw (0: the
+    /// value of a draw; below 0 makes both sides avoid draws, a contempt).
+    #[serde(default)]
+    pub draw_value: f64,
+}
+
+/// Where the setups of the self-play games come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TrainSetups {
+    /// Uniform random setups.
+    #[default]
+    Random,
+    /// The handcrafted recipe (`setup_policy`).
+    Handcrafted,
+    /// Each side draws one of the two, with even odds.
+    Mixed,
+}
+
+/// Everything a training run depends on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainConfig {
+    pub rules: Ruleset,
+    pub seed: u64,
+    /// Self-play games to train for.
+    pub games: u64,
+    /// The tuple layout preset.
+    pub layout: String,
+    pub setups: TrainSetups,
+    pub td: TdConfig,
+}
+
+fn check(ok: bool, key: &str, value: impl std::fmt::Display, why: &str) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("invalid value {value} for `{key}`: {why}"))
+    }
+}
+
+impl TdConfig {
+    /// Checks every value; an error names the key (as in the `[td]` table).
+    pub fn validate(&self) -> Result<(), String> {
+        let step = |key: &str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
+        let decay = |key: &str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
+        let chance = |key: &str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
+        step("td.alpha", self.alpha)?;
+        self.alpha_final.map_or(Ok(()), |v| step("td.alpha-final", v))?;
+        decay("td.lambda", self.lambda)?;
+        self.lambda_final.map_or(Ok(()), |v| decay("td.lambda-final", v))?;
+        chance("td.epsilon", self.epsilon)?;
+        self.epsilon_final.map_or(Ok(()), |v| chance("td.epsilon-final", v))?;
+        check((-1.0..=1.0).contains(&self.draw_value), "td.draw-value", self.draw_value, "expected -1 to 1")
+    }
+}
+
+impl TrainConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        check(self.games > 0, "games", self.games, "expected at least one game")?;
+        Layout::preset(&self.layout).map_err(|e| format!("invalid value `{}` for `layout`: {e}", self.layout))?;
+        self.td.validate()
+    }
+
+    /// A network with every weight zero, for a fresh run.
+    pub fn fresh_net(&self) -> Result<NTupleNet, String> {
+        NTupleNet::new(Layout::preset(&self.layout)?, self.rules, self.td.temporal_coherence)
+    }
+
+    fn scheduled(&self, start: f64, end: Option<f64>, game: u64) -> f64 {
+        let progress = game as f64 / (self.games.max(2) - 1) as f64;
+        start + (end.unwrap_or(start) - start) * progress.min(1.0)
+    }
+
+    /// `(alpha, lambda, epsilon)` for game `game`.
+    pub fn schedule(&self, game: u64) -> (f64, f64, f64) {
+        let td = &self.td;
+        (
+            self.scheduled(td.alpha, td.alpha_final, game),
+            self.scheduled(td.lambda, td.lambda_final, game),
+            self.scheduled(td.epsilon, td.epsilon_final, game),
+        )
+    }
+}
+
+/// What one self-play game did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameStats {
+    /// 0-based index of the game.
+    pub index: u64,
+    pub plies: u32,
+    pub winner: Option<Color>,
+    pub reason: EndReason,
+    /// Mean absolute TD error over the game's updates.
+    pub td_error: f64,
+    pub updates: u32,
+    /// Exploratory moves played.
+    pub explored: u32,
+    pub alpha: f64,
+    pub lambda: f64,
+    pub epsilon: f64,
+}
+
+/// A training run in memory: the config and the network (whose `games`
+/// counts the games played).
+pub struct Trainer {
+    config: TrainConfig,
+    net: NTupleNet,
+}
+
+/// One visited afterstate on a trace.
+struct Visit {
+    features: Features,
+    /// `1 - V^2` at the visit.
+    slope: f32,
+}
+
+impl Trainer {
+    /// A trainer continuing from `net` (fresh or loaded from a checkpoint).
+    pub fn new(config: TrainConfig, net: NTupleNet) -> Result<Trainer, String> {
+        config.validate()?;
+        config.rules.expect_same(net.rules()).map_err(|e| format!("the tables do not fit the config: {e}"))?;
+        if net.layout() != &Layout::preset(&config.layout)? {
+            return Err(format!(
+                "the tables have layout `{}`, the config asks for `{}`",
+                net.layout().name,
+                config.layout
+            ));
+        }
+        if config.td.temporal_coherence != net.coherence().is_some() {
+            return Err(
+                "`td.temporal-coherence` differs from the tables (which keep TC accumulators only when it is on)"
+                    .into(),
+            );
+        }
+        Ok(Trainer { config, net })
+    }
+
+    pub fn config(&self) -> &TrainConfig {
+        &self.config
+    }
+
+    pub fn net(&self) -> &NTupleNet {
+        &self.net
+    }
+
+    pub fn into_net(self) -> NTupleNet {
+        self.net
+    }
+
+    pub fn games_played(&self) -> u64 {
+        self.net.games
+    }
+
+    fn setup_policy(&self, rng: &mut AgentRng) -> SetupPolicy {
+        match self.config.setups {
+            TrainSetups::Random => SetupPolicy::Random,
+            TrainSetups::Handcrafted => SetupPolicy::Handcrafted,
+            TrainSetups::Mixed => {
+                if rng.random_bool(0.5) {
+                    SetupPolicy::Handcrafted
+                } else {
+                    SetupPolicy::Random
+                }
+            }
+        }
+    }
+
+    /// Moves the trace's afterstates (newest first) by the TD error `delta`.
+    fn learn(&mut self, trace: &VecDeque<Visit>, delta: f64, alpha: f64, lambda: f64) {
+        let mut decay = 1.0;
+        for visit in trace {
+            if decay < TRACE_CUTOFF {
+                break;
+            }
+            self.net.update(&visit.features, (delta * decay * visit.slope as f64) as f32, alpha as f32);
+            decay *= lambda;
+        }
+    }
+
+    /// Plays and learns from the next self-play game.
+    pub fn play_game(&mut self) -> GameStats {
+        let index = self.net.games;
+        let (alpha, lambda, epsilon) = self.config.schedule(index);
+        let max_trace =
+            if lambda <= 0.0 { 1 } else { ((TRACE_CUTOFF.ln() / lambda.ln()).ceil() as usize + 1).clamp(1, MAX_TRACE) };
+        let mut rng = AgentRng::seed_from_u64(derive_seed(self.config.seed, index));
+        let rules = self.config.rules;
+        let red = self.setup_policy(&mut rng).choose(rules.piece_set, &mut rng);
+        let blue = self.setup_policy(&mut rng).choose(rules.piece_set, &mut rng);
+        let mut state = State::from_setups(rules, &red, &blue).expect("setup policies make valid setups");
+        let mut history: Vec<PublicPly> = Vec::new();
+        let mut traces: [VecDeque<Visit>; 2] = [VecDeque::new(), VecDeque::new()];
+        let (mut error_sum, mut updates, mut explored) = (0.0, 0u32, 0u32);
+        while !state.is_terminal() {
+            let mover = state.to_move();
+            let explore = rng.random::<f64>() < epsilon;
+            let mv = {
+                let view = InfoView::new(&state, &history);
+                if explore {
+                    view.legal_moves[rng.random_range(0..view.legal_moves.len())]
+                } else {
+                    view.legal_moves[pick_best(&self.net.move_values(&view), &mut rng)]
+                }
+            };
+            explored += explore as u32;
+            state.apply_move(mv).expect("chosen moves are legal");
+            history.push(PublicPly::of(state.history().last().expect("a move was just played")));
+            if state.is_terminal() {
+                break;
+            }
+            let features = self.net.features(&encode_state(&state, mover));
+            let value = self.net.raw_of(&features.indices).tanh() as f64;
+            let mut trace = std::mem::take(&mut traces[mover.index()]);
+            if explore {
+                trace.clear();
+            } else if let Some(last) = trace.front() {
+                let delta = value - self.net.raw_of(&last.features.indices).tanh() as f64;
+                self.learn(&trace, delta, alpha, lambda);
+                error_sum += delta.abs();
+                updates += 1;
+            }
+            trace.push_front(Visit { features, slope: (1.0 - value * value) as f32 });
+            trace.truncate(max_trace);
+            traces[mover.index()] = trace;
+        }
+        let returns = match state.outcome().and_then(|o| o.winner) {
+            Some(_) => state.returns().map(f64::from),
+            None => [self.config.td.draw_value; 2],
+        };
+        for color in Color::BOTH {
+            let trace = std::mem::take(&mut traces[color.index()]);
+            if let Some(last) = trace.front() {
+                let delta = returns[color.index()] - self.net.raw_of(&last.features.indices).tanh() as f64;
+                self.learn(&trace, delta, alpha, lambda);
+                error_sum += delta.abs();
+                updates += 1;
+            }
+        }
+        self.net.games += 1;
+        let outcome = state.outcome().expect("the game is over");
+        GameStats {
+            index,
+            plies: state.ply(),
+            winner: outcome.winner,
+            reason: outcome.reason,
+            td_error: if updates > 0 { error_sum / updates as f64 } else { 0.0 },
+            updates,
+            explored,
+            alpha,
+            lambda,
+            epsilon,
+        }
+    }
+}
+
+/// Trains until the config's number of games, calling `on_game` after every
+/// game (for metrics, checkpoints and evaluations; an error stops the run).
+pub fn train<E>(
+    trainer: &mut Trainer,
+    mut on_game: impl FnMut(&Trainer, &GameStats) -> Result<(), E>,
+) -> Result<(), E> {
+    while trainer.games_played() < trainer.config.games {
+        let stats = trainer.play_game();
+        on_game(trainer, &stats)?;
+    }
+    Ok(())
+}

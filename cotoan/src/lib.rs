@@ -1,0 +1,37 @@
+//! CoToan (Cờ Toán, Vietnamese mathematical chess) on the lab's game
+//! contract: executable rules `cotoan-rules v1` (docs/COTOAN.md), with the
+//! game object `CoToanGame` (`stratego_engine::api::Game`) and the state
+//! `CoToanState` (`stratego_engine::GameState`). Its settings texts, outcomes,
+//! square and move names are the contract's shared ones (`canonical`,
+//! `api::Outcome`, `notation`), and `stratego_engine::conformance::random_sim_test`
+//! checks it through the traits. Anything written against the traits alone
+//! plays it; the Stratego players and the arena do not, since they decide
+//! from Stratego's information views.
+//!
+//! - `game`: the game object (type, parameters, sizes, initial state);
+//! - `settings`: the task switches, their canonical text and task id;
+//! - `square`, `board`: the 9x11 board, pieces 0-9 per side, text forms;
+//! - `moves`: endpoint actions `99 * SRC + DST`, witnesses, move generation;
+//! - `state`: the state, its ordered end checks, snapshots, symmetries;
+//! - `observation`: the flat observation vector and its layout;
+//! - `fixtures`, `diagnostics`: seeded states and the RQ2/RQ3 diagnostics.
+
+pub mod board;
+pub mod diagnostics;
+pub mod error;
+pub mod fixtures;
+pub mod game;
+pub mod moves;
+pub mod observation;
+pub mod settings;
+pub mod square;
+pub mod state;
+
+pub use board::{zero_home, Board, Piece};
+pub use error::{CoToanError, SettingsError};
+pub use game::CoToanGame;
+pub use moves::{LegalMove, Move, Witness, NUM_ACTIONS};
+pub use observation::OBSERVATION_LEN;
+pub use settings::{HorizonRule, Operator, OperatorMask, Settings, TaskId, RULES_VERSION};
+pub use square::{Direction, Square};
+pub use state::{CoToanState, EndReason, Outcome};

@@ -1,0 +1,288 @@
+//! Matches between two players: games in pairs, in parallel, reproducible.
+//!
+//! **Pairs.** Pair `p` plays two games with the same two setups and the seats
+//! swapped. In the default `swap` mode the setups belong to the seats: the
+//! Red setup is chosen by A's setup policy and the Blue one by B's, and in
+//! the second game B takes Red with the Red setup and A Blue with the Blue
+//! one, so both the first move and the setups' luck cancel within a pair (the
+//! Stratego analogue of "same opening, both colours"). In `own` mode each
+//! player keeps its own setup in both games and only the seats swap, which
+//! measures setup policies together with play.
+//!
+//! **Reproducibility.** Every random draw of a game comes from generators
+//! seeded from the match seed, the pair index and the game's role
+//! (`derive_seed`), and every game gets fresh players from the factories, so
+//! a game's result depends on nothing but the seed and its index, never on
+//! the thread that played it or on the other games. Results are collected in
+//! pair order. With an SPRT, pairs run in parallel batches and the test is
+//! applied pair by pair in index order; the match ends at the first pair at
+//! which it is decided and later pairs are discarded, so the stopping point
+//! is also independent of the thread count.
+
+use rand::SeedableRng;
+use rayon::prelude::*;
+use stratego_engine::{Color, GameRecord, Outcome, PieceSet, Ruleset, Setup, State};
+
+use stratego_players::view::PublicPly;
+use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
+
+use crate::stats::{Pentanomial, Sprt, SprtDecision};
+
+/// Where the setups of a pair come from (see the module documentation).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SetupMode {
+    /// Setups belong to the seats; the players swap seats and setups.
+    #[default]
+    Swap,
+    /// Each player keeps its own setup; only the seats swap.
+    Own,
+}
+
+impl std::fmt::Display for SetupMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SetupMode::Swap => "swap",
+            SetupMode::Own => "own",
+        })
+    }
+}
+
+impl std::str::FromStr for SetupMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "swap" => Ok(SetupMode::Swap),
+            "own" => Ok(SetupMode::Own),
+            _ => Err(format!("unknown setup mode `{s}`; expected `swap` or `own`")),
+        }
+    }
+}
+
+/// A match's settings.
+#[derive(Clone, PartialEq, Debug)]
+pub struct MatchConfig {
+    pub rules: Ruleset,
+    /// Games to play (an even number: whole pairs), unless the SPRT stops first.
+    pub games: u32,
+    pub seed: u64,
+    pub setups: SetupMode,
+    pub sprt: Option<Sprt>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    #[error("games are played in pairs, so the number of games must be even and positive (got {0})")]
+    OddGames(u32),
+    #[error("player `{player}` cannot play under the match's rules: {why}")]
+    Rules { player: String, why: String },
+    #[error("player `{player}` chose an invalid setup: {why}")]
+    BadSetup { player: String, why: String },
+    #[error("player `{player}` chose the illegal move {mv} at ply {ply} of game {game}: {why}")]
+    IllegalMove { player: String, mv: String, ply: u32, game: u32, why: String },
+    #[error("player `{player}` could not choose a move at ply {ply} of game {game}: {source}")]
+    NoMove { player: String, ply: u32, game: u32, source: stratego_players::PlayerError },
+}
+
+/// One finished game.
+#[derive(Clone, PartialEq, Debug)]
+pub struct GameResult {
+    /// 0-based: games `2p` and `2p + 1` form pair `p`.
+    pub index: u32,
+    /// Whether player A played Red.
+    pub a_is_red: bool,
+    pub outcome: Outcome,
+    pub plies: u32,
+    pub record: GameRecord,
+}
+
+impl GameResult {
+    pub fn pair(&self) -> u32 {
+        self.index / 2
+    }
+
+    /// A's points: 1 win, 1/2 draw, 0 loss.
+    pub fn a_points(&self) -> f64 {
+        let a = if self.a_is_red { Color::Red } else { Color::Blue };
+        match self.outcome.winner {
+            Some(w) if w == a => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+}
+
+/// The games of a match, in index order, and its SPRT state.
+#[derive(Clone, PartialEq, Debug)]
+pub struct MatchResult {
+    pub a: String,
+    pub b: String,
+    pub config: MatchConfig,
+    pub games: Vec<GameResult>,
+    /// The SPRT's decision after the last pair (`Continue` if it never decided).
+    pub sprt_decision: Option<SprtDecision>,
+}
+
+impl MatchResult {
+    /// A's half points (0..=4) in each pair, in pair order.
+    pub fn pentanomial_pairs(&self) -> Vec<u8> {
+        self.games.chunks(2).map(|pair| (2.0 * pair.iter().map(|g| g.a_points()).sum::<f64>()) as u8).collect()
+    }
+
+    pub fn pentanomial(&self) -> Pentanomial {
+        Pentanomial::from_pairs(self.pentanomial_pairs())
+    }
+}
+
+pub use stratego_engine::seed::derive_seed;
+
+/// Generator streams of one pair.
+#[derive(Copy, Clone)]
+enum Stream {
+    SetupA,
+    SetupB,
+    /// A player's moves in game 0 or 1 of the pair.
+    MovesA(u32),
+    MovesB(u32),
+}
+
+fn pair_rng(seed: u64, pair: u32, stream: Stream) -> AgentRng {
+    let id = match stream {
+        Stream::SetupA => 0,
+        Stream::SetupB => 1,
+        Stream::MovesA(g) => 2 + g as u64,
+        Stream::MovesB(g) => 4 + g as u64,
+    };
+    AgentRng::seed_from_u64(derive_seed(derive_seed(seed, pair as u64), id))
+}
+
+fn check_setup(player: &dyn Player, setup: &Setup, set: PieceSet) -> Result<(), ArenaError> {
+    setup.validate(set).map_err(|e| ArenaError::BadSetup { player: player.name(), why: e.to_string() })
+}
+
+/// Plays one game to the end. `players` and `rngs` are indexed by colour.
+pub fn play_game(
+    rules: Ruleset,
+    setups: [&Setup; 2],
+    players: [&mut dyn Player; 2],
+    rngs: [&mut AgentRng; 2],
+    game: u32,
+) -> Result<GameRecord, ArenaError> {
+    let mut state = State::from_setups(rules, setups[0], setups[1])
+        .map_err(|e| ArenaError::BadSetup { player: String::from("(a seat)"), why: e.to_string() })?;
+    let mut history: Vec<PublicPly> = Vec::new();
+    while !state.is_terminal() {
+        let side = state.to_move().index();
+        let mv = {
+            let view = InfoView::new(&state, &history);
+            players[side].choose_move(&view, rngs[side]).map_err(|source| ArenaError::NoMove {
+                player: players[side].name(),
+                ply: state.ply() + 1,
+                game,
+                source,
+            })?
+        };
+        state.apply_move(mv).map_err(|e| ArenaError::IllegalMove {
+            player: players[side].name(),
+            mv: mv.to_string(),
+            ply: state.ply() + 1,
+            game,
+            why: match e {
+                stratego_engine::Error::IllegalMove { reason, .. } => reason.to_string(),
+                other => other.to_string(),
+            },
+        })?;
+        history.push(PublicPly::of(state.history().last().expect("a move was just played")));
+    }
+    Ok(GameRecord::new(rules, setups[0].clone(), setups[1].clone(), &state))
+}
+
+/// Plays pair `pair` of a match: its two games.
+fn play_pair(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    pair: u32,
+) -> Result<[GameResult; 2], ArenaError> {
+    let set = config.rules.piece_set;
+    let choose_setup = |factory: &dyn PlayerFactory, stream: Stream| {
+        let mut player = factory.make();
+        let setup = player.choose_setup(set, &mut pair_rng(config.seed, pair, stream));
+        check_setup(player.as_ref(), &setup, set).map(|()| setup)
+    };
+    let setup_a = choose_setup(a, Stream::SetupA)?;
+    let setup_b = choose_setup(b, Stream::SetupB)?;
+    let play = |g: u32| -> Result<GameResult, ArenaError> {
+        let a_is_red = g == 0;
+        let (mut pa, mut pb) = (a.make(), b.make());
+        let (mut ra, mut rb) =
+            (pair_rng(config.seed, pair, Stream::MovesA(g)), pair_rng(config.seed, pair, Stream::MovesB(g)));
+        // Setups by seat: in swap mode the Red setup is always A's choice and
+        // the Blue one B's; in own mode each player brings its own.
+        let (red_setup, blue_setup) = match (config.setups, a_is_red) {
+            (SetupMode::Swap, _) | (SetupMode::Own, true) => (&setup_a, &setup_b),
+            (SetupMode::Own, false) => (&setup_b, &setup_a),
+        };
+        let index = 2 * pair + g;
+        let record = if a_is_red {
+            play_game(config.rules, [red_setup, blue_setup], [pa.as_mut(), pb.as_mut()], [&mut ra, &mut rb], index)?
+        } else {
+            play_game(config.rules, [red_setup, blue_setup], [pb.as_mut(), pa.as_mut()], [&mut rb, &mut ra], index)?
+        };
+        let outcome = record.result.expect("a finished game has a result");
+        Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record })
+    };
+    Ok([play(0)?, play(1)?])
+}
+
+/// Plays a match. `on_game` is called once per finished game, from the
+/// worker threads, in no particular order (for progress displays).
+pub fn play_match(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<MatchResult, ArenaError> {
+    if config.games == 0 || config.games % 2 == 1 {
+        return Err(ArenaError::OddGames(config.games));
+    }
+    for factory in [a, b] {
+        factory.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: factory.name(), why })?;
+    }
+    let pairs = config.games / 2;
+    let run_pair = |p: u32| {
+        let games = play_pair(a, b, config, p)?;
+        games.iter().for_each(on_game);
+        Ok::<_, ArenaError>(games)
+    };
+    let mut games: Vec<GameResult> = Vec::with_capacity(config.games as usize);
+    let mut decision = config.sprt.map(|_| SprtDecision::Continue);
+    match config.sprt {
+        None => {
+            let played: Vec<[GameResult; 2]> = (0..pairs).into_par_iter().map(run_pair).collect::<Result<_, _>>()?;
+            games.extend(played.into_iter().flatten());
+        }
+        Some(sprt) => {
+            let batch = (4 * rayon::current_num_threads()).max(8) as u32;
+            let mut results = Pentanomial::default();
+            let mut next = 0;
+            'batches: while next < pairs {
+                let end = (next + batch).min(pairs);
+                let played: Vec<[GameResult; 2]> =
+                    (next..end).into_par_iter().map(run_pair).collect::<Result<_, _>>()?;
+                for pair in played {
+                    results.add((2.0 * (pair[0].a_points() + pair[1].a_points())) as u8);
+                    games.extend(pair);
+                    let d = sprt.decide(&results);
+                    decision = Some(d);
+                    if d != SprtDecision::Continue {
+                        break 'batches;
+                    }
+                }
+                next = end;
+            }
+        }
+    }
+    Ok(MatchResult { a: a.name(), b: b.name(), config: config.clone(), games, sprt_decision: decision })
+}

@@ -1,0 +1,28 @@
+//! Evaluation: how players are measured against each other and against
+//! outside bots.
+//!
+//! - [`arena`]: paired, seeded, parallel matches between two factories;
+//!   [`report`]: their summary, results JSON and game records;
+//! - [`stats`]: pentanomial Elo, LOS, SPRT and Bradley-Terry;
+//! - [`ladder`] and [`chart`]: round robins, their ratings and PNG charts
+//!   (the only crate, with the command line, that draws);
+//! - [`registration`]: comparisons stated before they are run, with an
+//!   append-only results log;
+//! - [`ucc`]: the UCC 2012 referee protocol. It lives here because its job
+//!   is measuring our players against other competitions' bots, and it
+//!   needs only the player interface (any `Player` speaks it), not any
+//!   concrete player;
+//! - [`bench`](mod@bench): the arena's throughput.
+//!
+//! Depends on the engine and the player interface only: players reach it as
+//! factories, built from specs by the caller's registry, so evaluation never
+//! names a concrete player.
+
+pub mod arena;
+pub mod bench;
+pub mod chart;
+pub mod ladder;
+pub mod registration;
+pub mod report;
+pub mod stats;
+pub mod ucc;

@@ -1,0 +1,327 @@
+//! Registered comparisons: a TOML file states, before anything is run, the
+//! two players, the games, the seed and the decision rule; running it plays
+//! the match and *appends* the outcome and the decision to the file's
+//! results log. Earlier bytes of the file are never rewritten (the file is
+//! opened for appending only), and a file whose stated comparison no longer
+//! matches its logged results is refused, so a registration cannot be
+//! quietly edited after the fact.
+//!
+//! ```toml
+//! a = "greedy"
+//! b = "random"
+//! games = 200
+//! seed = 1
+//! # optional: setups = "swap" | "own", rules = "<canonical ruleset text>"
+//!
+//! [decision]
+//! rule = "elo-interval"   # or "sprt" with elo0, elo1, alpha, beta
+//! margin = 0.0
+//!
+//! [[results]]             # appended by `stratego register run`
+//! ...
+//! ```
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use stratego_engine::Ruleset;
+
+use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SetupMode};
+use stratego_players::{PlayerFactory, Registry, SpecError};
+
+use crate::report::{create_output_dir, write_match, MatchSummary, OutputError};
+use crate::stats::{Sprt, SprtDecision};
+
+/// How a registration decides.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum DecisionRule {
+    /// A is better if the lower end of the 95 % interval of Elo(A) - Elo(B)
+    /// is above `margin`; B is better if the upper end is below `-margin`;
+    /// otherwise no decision.
+    EloInterval { margin: f64 },
+    /// The match runs with this SPRT (logistic Elo, pentanomial pairs) and
+    /// stops when it decides: H1 means A is better.
+    Sprt { elo0: f64, elo1: f64, alpha: f64, beta: f64 },
+}
+
+impl DecisionRule {
+    /// The rule in words, as logged with every result.
+    pub fn describe(&self) -> String {
+        match self {
+            DecisionRule::EloInterval { margin } => format!(
+                "A is better if the lower end of the 95% interval of Elo(A) - Elo(B) is above {margin}; \
+                 B is better if its upper end is below {}; otherwise no decision",
+                -margin
+            ),
+            DecisionRule::Sprt { elo0, elo1, alpha, beta } => format!(
+                "SPRT on pentanomial pairs, logistic Elo, H0: elo = {elo0}, H1: elo = {elo1}, alpha {alpha}, beta {beta}; \
+                 A is better if H1 is accepted"
+            ),
+        }
+    }
+}
+
+/// A registration file: what is stated before running, and the results log.
+#[derive(Clone, PartialEq, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Registration {
+    #[serde(default)]
+    pub title: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub games: u32,
+    pub seed: u64,
+    #[serde(default)]
+    pub setups: Option<String>,
+    #[serde(default)]
+    pub rules: Option<String>,
+    pub decision: DecisionRule,
+    #[serde(default)]
+    pub results: Vec<LoggedResult>,
+}
+
+/// One entry of the results log.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoggedResult {
+    pub run: u32,
+    pub recorded_at: String,
+    /// The comparison as registered when this result was produced.
+    pub a: String,
+    pub b: String,
+    pub games: u32,
+    pub seed: u64,
+    pub rules: String,
+    /// Entries logged before this field existed were all `swap` matches.
+    #[serde(default = "swap_mode")]
+    pub setups: String,
+    pub rule: String,
+    pub games_played: u32,
+    pub a_wins: u32,
+    pub draws: u32,
+    pub a_losses: u32,
+    pub score: f64,
+    /// Elo(A) - Elo(B) and its 95 % interval (`inf` where unbounded).
+    pub elo: f64,
+    pub elo_lower: f64,
+    pub elo_upper: f64,
+    pub los: f64,
+    #[serde(default)]
+    pub sprt_llr: Option<f64>,
+    pub decision: String,
+    pub output: String,
+    pub agents_version: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistrationError {
+    #[error("cannot read {path}: {why}")]
+    Read { path: PathBuf, why: String },
+    #[error("{path} is not a valid registration: {why}")]
+    Invalid { path: PathBuf, why: String },
+    #[error("{path} was changed after result {run} was logged ({what}); register a new file instead")]
+    Edited { path: PathBuf, run: u32, what: String },
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Arena(#[from] ArenaError),
+    #[error(
+        "{0} already exists but {1} logs no result for it (left by an interrupted run?); move it away and run again"
+    )]
+    OutputExists(PathBuf, PathBuf),
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("cannot append to {path}: {why}")]
+    Append { path: PathBuf, why: String },
+}
+
+/// A registration, checked and ready to run.
+pub struct Prepared {
+    pub path: PathBuf,
+    pub registration: Registration,
+    pub a: Arc<dyn PlayerFactory>,
+    pub b: Arc<dyn PlayerFactory>,
+    pub config: MatchConfig,
+}
+
+fn swap_mode() -> String {
+    SetupMode::Swap.to_string()
+}
+
+/// Reads and checks a registration file; `players` turns its specs into
+/// factories (the command line's registry knows every player).
+pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, RegistrationError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
+    let invalid = |why: String| RegistrationError::Invalid { path: path.to_path_buf(), why };
+    let registration: Registration = toml::from_str(&text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+    let a = players.factory(&registration.a)?;
+    let b = players.factory(&registration.b)?;
+    let rules: Ruleset = match &registration.rules {
+        Some(text) => text.parse().map_err(|e| invalid(format!("rules: {e}")))?,
+        None => Ruleset::classic(),
+    };
+    let setups: SetupMode = match &registration.setups {
+        Some(text) => text.parse().map_err(invalid)?,
+        None => SetupMode::Swap,
+    };
+    let sprt = match registration.decision {
+        DecisionRule::Sprt { elo0, elo1, alpha, beta } => Some(Sprt::new(elo0, elo1, alpha, beta).map_err(invalid)?),
+        DecisionRule::EloInterval { margin } if !margin.is_finite() => {
+            return Err(invalid(format!("margin must be finite, got {margin}")))
+        }
+        DecisionRule::EloInterval { .. } => None,
+    };
+    let config = MatchConfig { rules, games: registration.games, seed: registration.seed, setups, sprt };
+    for logged in &registration.results {
+        let stated = [
+            ("a", registration.a.clone(), logged.a.clone()),
+            ("b", registration.b.clone(), logged.b.clone()),
+            ("games", registration.games.to_string(), logged.games.to_string()),
+            ("seed", registration.seed.to_string(), logged.seed.to_string()),
+            ("rules", rules.canonical(), logged.rules.clone()),
+            ("setups", setups.to_string(), logged.setups.clone()),
+            ("decision rule", registration.decision.describe(), logged.rule.clone()),
+        ];
+        if let Some((field, now, then)) = stated.into_iter().find(|(_, now, then)| now != then) {
+            return Err(RegistrationError::Edited {
+                path: path.to_path_buf(),
+                run: logged.run,
+                what: format!("{field} is now `{now}`, the result was for `{then}`"),
+            });
+        }
+    }
+    Ok(Prepared { path: path.to_path_buf(), registration, a, b, config })
+}
+
+/// The decision of `rule` on a match.
+pub fn decide(rule: &DecisionRule, summary: &MatchSummary, result: &MatchResult) -> String {
+    match rule {
+        DecisionRule::EloInterval { margin } => {
+            let lower = summary.elo_lower.unwrap_or(f64::NEG_INFINITY);
+            let upper = summary.elo_upper.unwrap_or(f64::INFINITY);
+            if lower > *margin {
+                format!("A is better: the 95% interval's lower end {lower:+.1} is above {margin}")
+            } else if upper < -margin {
+                format!("B is better: the 95% interval's upper end {upper:+.1} is below {}", -margin)
+            } else if *margin == 0.0 {
+                format!("no decision: the 95% interval [{lower:+.1}, {upper:+.1}] contains 0")
+            } else {
+                format!("no decision: the 95% interval [{lower:+.1}, {upper:+.1}] reaches into [{}, {margin}]", -margin)
+            }
+        }
+        DecisionRule::Sprt { .. } => match result.sprt_decision {
+            Some(SprtDecision::AcceptH1) => "A is better: the SPRT accepted H1".to_string(),
+            Some(SprtDecision::AcceptH0) => "A is not better by elo1: the SPRT accepted H0".to_string(),
+            _ => "no decision: the SPRT reached the game limit undecided".to_string(),
+        },
+    }
+}
+
+/// UTC date and time of a Unix timestamp, `YYYY-MM-DDTHH:MM:SSZ` (civil
+/// calendar from days, after Howard Hinnant's algorithm).
+pub fn utc_timestamp(unix_seconds: u64) -> String {
+    let days = (unix_seconds / 86_400) as i64;
+    let secs = unix_seconds % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + (month <= 2) as i64;
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs / 60 % 60, secs % 60)
+}
+
+/// What a run produced.
+pub struct RunOutcome {
+    pub summary: MatchSummary,
+    pub logged: LoggedResult,
+    pub output: PathBuf,
+}
+
+/// Plays a prepared registration, writes its match output under
+/// `output_root/<file stem>/run-<K>/`, and appends the result to the file.
+pub fn run(
+    prepared: &Prepared,
+    output_root: &Path,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<RunOutcome, RegistrationError> {
+    let reg = &prepared.registration;
+    let run = reg.results.len() as u32 + 1;
+    let stem = prepared.path.file_stem().map_or("registration".into(), |s| s.to_string_lossy().into_owned());
+    let output = output_root.join(stem).join(format!("run-{run}"));
+    create_output_dir(&output, false).map_err(|e| match e {
+        OutputError::Exists(dir) => RegistrationError::OutputExists(dir, prepared.path.clone()),
+        other => other.into(),
+    })?;
+    let result = play_match(prepared.a.as_ref(), prepared.b.as_ref(), &prepared.config, on_game)?;
+    let summary = MatchSummary::of(&result);
+    write_match(&output, &result, &summary)?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let logged = LoggedResult {
+        run,
+        recorded_at: utc_timestamp(now),
+        a: reg.a.clone(),
+        b: reg.b.clone(),
+        games: reg.games,
+        seed: reg.seed,
+        rules: prepared.config.rules.canonical(),
+        setups: prepared.config.setups.to_string(),
+        rule: reg.decision.describe(),
+        games_played: summary.games,
+        a_wins: summary.a_wins,
+        draws: summary.draws,
+        a_losses: summary.a_losses,
+        score: summary.score,
+        elo: summary.elo.unwrap_or(if summary.score >= 0.5 { f64::INFINITY } else { f64::NEG_INFINITY }),
+        elo_lower: summary.elo_lower.unwrap_or(f64::NEG_INFINITY),
+        elo_upper: summary.elo_upper.unwrap_or(f64::INFINITY),
+        los: summary.los,
+        sprt_llr: summary.sprt.as_ref().map(|s| s.llr),
+        decision: decide(&reg.decision, &summary, &result),
+        output: output.display().to_string(),
+        agents_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    append_result(&prepared.path, &logged)?;
+    Ok(RunOutcome { summary, logged, output })
+}
+
+/// Appends one `[[results]]` table to the file, opened for appending only.
+fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationError> {
+    #[derive(Serialize)]
+    struct Log<'a> {
+        results: [&'a LoggedResult; 1],
+    }
+    let fail = |e: std::io::Error| RegistrationError::Append { path: path.to_path_buf(), why: e.to_string() };
+    let table = toml::to_string(&Log { results: [logged] }).expect("a result serialises");
+    let ends_with_newline = std::fs::read(path).map_err(fail)?.last().is_none_or(|&b| b == b'\n');
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(fail)?;
+    let separator = if ends_with_newline { "\n" } else { "\n\n" };
+    file.write_all(format!("{separator}{table}").as_bytes()).map_err(fail)?;
+    file.sync_all().map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_timestamp(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_timestamp(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn rules_describe_themselves() {
+        assert!(DecisionRule::EloInterval { margin: 0.0 }.describe().contains("lower end of the 95% interval"));
+        let sprt = DecisionRule::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.05 };
+        assert!(sprt.describe().contains("logistic Elo"));
+    }
+}

@@ -1,0 +1,585 @@
+//! The UCC 2012 Stratego referee protocol (`braathwaate/strategoevaluator`'s
+//! `manager`), so that any of our players can meet that competition's bots.
+//! The protocol is described in `shared/reference/ucc-protocol.md`; in short:
+//!
+//! - the referee sends `RED|BLUE <opponent> 10 10`; the bot answers four
+//!   10-character setup lines in board order (rows 0-3 for Red, 6-9 for Blue);
+//! - before each move the bot reads `START` (Red's first turn) or the
+//!   opponent's move with its outcome, then the 10 board rows, and answers
+//!   `X Y DIR [N]` or `SURRENDER`; the referee echoes the move with its
+//!   outcome (`OK`, `KILLS a d`, `DIES a d`, `BOTHDIE a d`);
+//! - `QUIT ...` may replace any line; the bot then stops.
+//!
+//! The referee's frame is ours: x is the column (file), y the row, row 0 is
+//! Red's back row, so `(x, y)` is the square `from_row_col(y, x)`; `UP` is
+//! towards row 0 for both colours.
+//!
+//! **Tracking.** The bot keeps the game in our engine under [`ucc_rules`]
+//! (two-square rule off, chasing rule off, no caps: the referee enforces
+//! none of them), so every move it sends is legal for the referee. The
+//! opponent's hidden types are unknown, but the engine needs some: the
+//! tracker gives the opponent a *determinized* setup consistent with all it
+//! learnt (types from battles and Scout runs, "movable" from moves). When a
+//! new fact contradicts the current guess — a guessed Bomb moves, a battle
+//! reveals another type — it re-assigns the unknown types and replays the
+//! game from the setups, which reproduces every earlier battle because every
+//! piece that fought has its revealed type. Players only ever see the
+//! information view of the tracked state, in which hidden pieces are hidden,
+//! so the guess never reaches a decision.
+//!
+//! **Limitations.** With the referee's `-i` switch an illegal move is skipped
+//! and the same side moves again; the engine cannot pass a turn, so a
+//! skipped opponent move ends the bot with an error (our own moves are never
+//! illegal).
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use stratego_engine::{BattleResult, Color, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
+
+use stratego_players::view::PublicPly;
+use stratego_players::{AgentRng, InfoView, Player};
+
+/// The engine ruleset that matches the referee: two-square and chasing rules
+/// off, and caps so large they never end a game (the referee's own turn cap,
+/// `-m`, ends it with a QUIT line instead).
+pub const fn ucc_rules() -> Ruleset {
+    Ruleset {
+        piece_set: PieceSet::Classic,
+        two_square_limit: 0,
+        chase_rule: false,
+        max_plies: u32::MAX,
+        max_battleless_plies: u32::MAX,
+    }
+}
+
+/// The referee's character of a piece type (`1` Marshal ... `9` Scout, `s` Spy).
+pub fn ucc_char(kind: PieceType) -> char {
+    match kind {
+        PieceType::Marshal => '1',
+        PieceType::General => '2',
+        PieceType::Colonel => '3',
+        PieceType::Major => '4',
+        PieceType::Captain => '5',
+        PieceType::Lieutenant => '6',
+        PieceType::Sergeant => '7',
+        PieceType::Miner => '8',
+        PieceType::Scout => '9',
+        PieceType::Spy => 's',
+        PieceType::Bomb => 'B',
+        PieceType::Flag => 'F',
+    }
+}
+
+pub fn from_ucc_char(c: char) -> Option<PieceType> {
+    PieceType::ALL.into_iter().find(|&t| ucc_char(t) == c)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UccError {
+    #[error("cannot read from the referee: {0}")]
+    Read(String),
+    #[error("cannot write to the referee: {0}")]
+    Write(String),
+    #[error("cannot write the game record: {0}")]
+    Record(String),
+    #[error("unexpected line from the referee: `{line}` ({why})")]
+    Protocol { line: String, why: String },
+    #[error("the referee's moves contradict a standard army: {0}")]
+    Inconsistent(String),
+    #[error("our player could not choose a move: {0}")]
+    Player(#[from] stratego_players::PlayerError),
+}
+
+fn protocol(line: &str, why: impl Into<String>) -> UccError {
+    UccError::Protocol { line: line.to_string(), why: why.into() }
+}
+
+/// What a battle or quiet move did, as the referee reports it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum UccOutcome {
+    Ok,
+    /// The attacker won; the types of the attacker and the defender.
+    Kills(PieceType, PieceType),
+    Dies(PieceType, PieceType),
+    BothDie(PieceType, PieceType),
+}
+
+impl UccOutcome {
+    fn battle(self) -> Option<(BattleResult, PieceType, PieceType)> {
+        match self {
+            UccOutcome::Ok => None,
+            UccOutcome::Kills(a, d) => Some((BattleResult::AttackerWins, a, d)),
+            UccOutcome::Dies(a, d) => Some((BattleResult::DefenderWins, a, d)),
+            UccOutcome::BothDie(a, d) => Some((BattleResult::BothRemoved, a, d)),
+        }
+    }
+
+    /// The outcome words the referee appends to a move line.
+    pub fn to_words(self) -> String {
+        match self.battle() {
+            None => "OK".to_string(),
+            Some((result, a, d)) => {
+                let word = match result {
+                    BattleResult::AttackerWins => "KILLS",
+                    BattleResult::DefenderWins => "DIES",
+                    BattleResult::BothRemoved => "BOTHDIE",
+                };
+                format!("{word} {} {}", ucc_char(a), ucc_char(d))
+            }
+        }
+    }
+}
+
+/// The protocol's text of a move: `X Y DIR`, with `N` only for runs of 2+.
+pub fn move_line(mv: Move) -> String {
+    let (fx, fy) = (mv.from.col() as i32, mv.from.row() as i32);
+    let (tx, ty) = (mv.to.col() as i32, mv.to.row() as i32);
+    let dir = match (tx - fx, ty - fy) {
+        (0, dy) if dy < 0 => "UP",
+        (0, _) => "DOWN",
+        (dx, _) if dx < 0 => "LEFT",
+        _ => "RIGHT",
+    };
+    let n = mv.distance();
+    if n > 1 {
+        format!("{fx} {fy} {dir} {n}")
+    } else {
+        format!("{fx} {fy} {dir}")
+    }
+}
+
+/// Parses `x y DIR [N] OUTCOME [a d]` (extra spaces and an explicit `1`
+/// allowed, as bots write them).
+pub fn parse_move_line(line: &str) -> Result<(Move, UccOutcome), UccError> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let bad = |why: &str| protocol(line, why);
+    if tokens.len() < 4 {
+        return Err(bad("expected `x y DIR [N] OUTCOME`"));
+    }
+    let coord = |t: &str| t.parse::<u8>().ok().filter(|&v| v < 10);
+    let (x, y) = (coord(tokens[0]).ok_or_else(|| bad("bad x"))?, coord(tokens[1]).ok_or_else(|| bad("bad y"))?);
+    let (dx, dy) = match tokens[2] {
+        "UP" => (0, -1),
+        "DOWN" => (0, 1),
+        "LEFT" => (-1, 0),
+        "RIGHT" => (1, 0),
+        _ => return Err(bad("unknown direction")),
+    };
+    let (n, rest) = match tokens[3].parse::<i32>() {
+        Ok(n) if (1..10).contains(&n) => (n, &tokens[4..]),
+        Ok(_) => return Err(bad("bad multiplier")),
+        Err(_) => (1, &tokens[3..]),
+    };
+    let (tx, ty) = (x as i32 + dx * n, y as i32 + dy * n);
+    let to = u8::try_from(ty)
+        .ok()
+        .zip(u8::try_from(tx).ok())
+        .and_then(|(r, c)| Square::from_row_col(r, c))
+        .ok_or_else(|| bad("the move leaves the board"))?;
+    let from = Square::from_row_col(y, x).expect("checked coordinates");
+    let kinds = |i: usize| -> Result<PieceType, UccError> {
+        rest.get(i)
+            .and_then(|t| t.chars().next().filter(|_| t.len() == 1))
+            .and_then(from_ucc_char)
+            .ok_or_else(|| bad("bad piece character"))
+    };
+    let outcome = match rest.first().copied() {
+        Some("OK") if rest.len() == 1 => UccOutcome::Ok,
+        Some("KILLS") if rest.len() == 3 => UccOutcome::Kills(kinds(1)?, kinds(2)?),
+        Some("DIES") if rest.len() == 3 => UccOutcome::Dies(kinds(1)?, kinds(2)?),
+        Some("BOTHDIE") if rest.len() == 3 => UccOutcome::BothDie(kinds(1)?, kinds(2)?),
+        Some("ILLEGAL") => return Err(bad("a move skipped as illegal (referee -i); the engine cannot pass a turn")),
+        _ => return Err(bad("expected OK, KILLS a d, DIES a d or BOTHDIE a d")),
+    };
+    Ok((Move::new(from, to), outcome))
+}
+
+/// The four setup lines in board order for `me` (top row first).
+pub fn setup_lines(setup: &Setup, me: Color) -> [String; 4] {
+    let rows: [u8; 4] = if me == Color::Red { [0, 1, 2, 3] } else { [6, 7, 8, 9] };
+    rows.map(|row| {
+        (0..10)
+            .map(|col| {
+                let relative = Square::from_row_col(row, col).expect("on the board").in_frame(me).index();
+                ucc_char(setup.get(relative).expect("a classic setup fills its home squares"))
+            })
+            .collect()
+    })
+}
+
+/// What the tracker knows about one opponent piece, by its starting square.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Knowledge {
+    Nothing,
+    /// It moved: neither a Bomb nor the Flag.
+    Movable,
+    Known(PieceType),
+}
+
+/// The game as the bot tracks it (see the module documentation).
+pub struct Tracker {
+    me: Color,
+    my_setup: Setup,
+    /// The opponent's determinized setup (in its own frame).
+    guess: Setup,
+    /// Indexed by the opponent's relative home cell (its pieces' origins).
+    knowledge: [Knowledge; 40],
+    moves: Vec<Move>,
+    state: State,
+    history: Vec<PublicPly>,
+}
+
+impl Tracker {
+    pub fn new(me: Color, my_setup: Setup) -> Result<Tracker, UccError> {
+        let knowledge = [Knowledge::Nothing; 40];
+        let guess = assign(&knowledge)?;
+        let mut tracker =
+            Tracker { me, my_setup, guess, knowledge, moves: Vec::new(), state: placeholder(), history: Vec::new() };
+        tracker.replay()?;
+        Ok(tracker)
+    }
+
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    pub fn history(&self) -> &[PublicPly] {
+        &self.history
+    }
+
+    fn setups(&self) -> (&Setup, &Setup) {
+        match self.me {
+            Color::Red => (&self.my_setup, &self.guess),
+            Color::Blue => (&self.guess, &self.my_setup),
+        }
+    }
+
+    fn replay(&mut self) -> Result<(), UccError> {
+        let (red, blue) = self.setups();
+        let mut state =
+            State::from_setups(ucc_rules(), red, blue).map_err(|e| UccError::Inconsistent(e.to_string()))?;
+        let mut history = Vec::with_capacity(self.moves.len());
+        for mv in &self.moves {
+            state.apply_move(*mv).map_err(|e| UccError::Inconsistent(format!("replaying {mv}: {e}")))?;
+            history.push(PublicPly::of(state.history().last().expect("just played")));
+        }
+        self.state = state;
+        self.history = history;
+        Ok(())
+    }
+
+    fn learn(&mut self, origin: Square, fact: Knowledge) -> Result<(), UccError> {
+        let cell = origin.in_frame(self.me.opponent()).index();
+        let slot = &mut self.knowledge[cell];
+        *slot = match (*slot, fact) {
+            (Knowledge::Known(a), Knowledge::Known(b)) if a != b => {
+                return Err(UccError::Inconsistent(format!("the piece from {origin} was a {a} and is now a {b}")))
+            }
+            (Knowledge::Known(a), _) => Knowledge::Known(a),
+            (_, Knowledge::Known(b)) => Knowledge::Known(b),
+            (Knowledge::Movable, _) | (_, Knowledge::Movable) => Knowledge::Movable,
+            _ => Knowledge::Nothing,
+        };
+        Ok(())
+    }
+
+    /// Applies a move the referee reported (ours from its echo, the
+    /// opponent's from its line), with the outcome it reported.
+    pub fn apply(&mut self, mv: Move, outcome: UccOutcome, line: &str) -> Result<(), UccError> {
+        let board = self.state.board();
+        let mover = board[mv.from].ok_or_else(|| protocol(line, format!("no piece on {}", mv.from)))?;
+        if mover.color != self.state.to_move() {
+            return Err(protocol(line, format!("it is {}'s turn", self.state.to_move())));
+        }
+        let target = board[mv.to];
+        if outcome.battle().is_some() != target.is_some_and(|t| t.color != mover.color) {
+            return Err(protocol(line, "a battle must be reported exactly when a piece is attacked"));
+        }
+        let mut facts = Vec::new();
+        if mover.color != self.me {
+            facts.push((mover.origin, Knowledge::Movable));
+            if mv.distance() > 1 {
+                facts.push((mover.origin, Knowledge::Known(PieceType::Scout)));
+            }
+        }
+        if let (Some((_, attacker, defender)), Some(target)) = (outcome.battle(), target) {
+            let (mine, theirs, my_kind, their_kind) = if mover.color == self.me {
+                (mover, target, attacker, defender)
+            } else {
+                (target, mover, defender, attacker)
+            };
+            if mine.kind != my_kind {
+                return Err(protocol(line, format!("our piece on that square is a {}, not a {my_kind}", mine.kind)));
+            }
+            facts.push((theirs.origin, Knowledge::Known(their_kind)));
+        }
+        for (origin, fact) in facts {
+            self.learn(origin, fact)?;
+        }
+        if !self.guess_fits() {
+            self.guess = assign(&self.knowledge)?;
+            self.replay()?;
+        }
+        self.state.apply_move(mv).map_err(|e| protocol(line, format!("our engine refuses it: {e}")))?;
+        let record = *self.state.history().last().expect("just played");
+        let reported = outcome.battle().map(|(r, _, _)| r);
+        if record.battle.map(|b| b.result) != reported {
+            return Err(UccError::Inconsistent(format!("`{line}` but our engine's battle gave {:?}", record.battle)));
+        }
+        self.moves.push(mv);
+        self.history.push(PublicPly::of(&record));
+        Ok(())
+    }
+
+    fn guess_fits(&self) -> bool {
+        self.knowledge.iter().enumerate().all(|(cell, k)| {
+            let kind = self.guess.get(cell).expect("classic setups are full");
+            match k {
+                Knowledge::Nothing => true,
+                Knowledge::Movable => kind.is_movable(),
+                Knowledge::Known(t) => kind == *t,
+            }
+        })
+    }
+
+    /// The referee's board rows as this bot should see them.
+    pub fn board_rows(&self) -> Vec<String> {
+        (0..10u8)
+            .map(|row| {
+                (0..10u8)
+                    .map(|col| {
+                        let sq = Square::from_row_col(row, col).expect("on the board");
+                        match self.state.board()[sq] {
+                            _ if sq.is_lake() => '+',
+                            None => '.',
+                            Some(p) if p.color == self.me => ucc_char(p.kind),
+                            Some(_) => '#',
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// A throwaway state, replaced at once by `replay`.
+fn placeholder() -> State {
+    let setup = Setup::random(PieceSet::Classic, &mut <AgentRng as rand::SeedableRng>::seed_from_u64(0));
+    State::from_setups(ucc_rules(), &setup, &setup).expect("a random setup is valid")
+}
+
+/// A setup for the opponent consistent with what is known: known types in
+/// place, movable types on the pieces that moved, the Bombs and the Flag and
+/// the remaining types on the others.
+fn assign(knowledge: &[Knowledge; 40]) -> Result<Setup, UccError> {
+    let mut pool = PieceSet::Classic.counts();
+    for k in knowledge {
+        if let Knowledge::Known(t) = k {
+            if pool[t.index()] == 0 {
+                return Err(UccError::Inconsistent(format!("more than the army's {t}s were revealed")));
+            }
+            pool[t.index()] -= 1;
+        }
+    }
+    let mut take = |movable: bool| {
+        let t = PieceType::ALL.into_iter().find(|t| (!movable || t.is_movable()) && pool[t.index()] > 0)?;
+        pool[t.index()] -= 1;
+        Some(t)
+    };
+    let mut slots = [None; 40];
+    for (cell, k) in knowledge.iter().enumerate() {
+        slots[cell] =
+            match k {
+                Knowledge::Known(t) => Some(*t),
+                Knowledge::Movable => Some(take(true).ok_or_else(|| {
+                    UccError::Inconsistent("more pieces moved than the army has movable pieces".into())
+                })?),
+                Knowledge::Nothing => None,
+            };
+    }
+    // Immovable types first, so that they land on pieces that never moved.
+    let mut immovable_first: Vec<PieceType> = Vec::new();
+    for t in [PieceType::Bomb, PieceType::Flag].into_iter().chain(PieceType::ALL.into_iter().filter(|t| t.is_movable()))
+    {
+        immovable_first.extend(std::iter::repeat_n(t, pool[t.index()] as usize));
+    }
+    let mut rest = immovable_first.into_iter();
+    for slot in slots.iter_mut().filter(|s| s.is_none()) {
+        *slot = rest.next();
+    }
+    Setup::from_slots(slots, PieceSet::Classic).map_err(|e| UccError::Inconsistent(e.to_string()))
+}
+
+/// How the conversation ended.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum UccEnd {
+    /// The referee's `QUIT ...` line.
+    Quit(String),
+    /// The referee closed our input without a QUIT.
+    Closed,
+}
+
+enum Line {
+    Text(String),
+    Quit(String),
+    Closed,
+}
+
+struct Conversation<'a, R: BufRead, W: Write> {
+    input: R,
+    output: W,
+    record: &'a mut dyn Write,
+}
+
+impl<R: BufRead, W: Write> Conversation<'_, R, W> {
+    fn read(&mut self) -> Result<Line, UccError> {
+        let mut line = String::new();
+        let n = self.input.read_line(&mut line).map_err(|e| UccError::Read(e.to_string()))?;
+        if n == 0 {
+            return Ok(Line::Closed);
+        }
+        let line = line.trim_end_matches(['\n', '\r']).to_string();
+        Ok(if line.starts_with("QUIT") { Line::Quit(line) } else { Line::Text(line) })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), UccError> {
+        writeln!(self.output, "{line}").and_then(|()| self.output.flush()).map_err(|e| UccError::Write(e.to_string()))
+    }
+
+    /// Appends a line to the game record and flushes it: the referee kills
+    /// the bot right after the game, so nothing may wait in a buffer.
+    fn note(&mut self, line: &str) -> Result<(), UccError> {
+        writeln!(self.record, "{line}").and_then(|()| self.record.flush()).map_err(|e| UccError::Record(e.to_string()))
+    }
+}
+
+/// Reads one line; ends the conversation on QUIT or a closed input.
+macro_rules! read_or_end {
+    ($conv:expr) => {
+        match $conv.read()? {
+            Line::Text(text) => text,
+            Line::Quit(quit) => {
+                $conv.note(&format!("end {quit}"))?;
+                return Ok(UccEnd::Quit(quit));
+            }
+            Line::Closed => {
+                $conv.note("end input closed")?;
+                return Ok(UccEnd::Closed);
+            }
+        }
+    };
+}
+
+/// Plays one game against the referee on `input`/`output`, writing the game
+/// record to `record` line by line. `rng` was seeded with `seed` (written to
+/// the record). Each decision is limited to `move_time`.
+pub fn play(
+    input: impl BufRead,
+    output: impl Write,
+    record: &mut dyn Write,
+    player: &mut dyn Player,
+    rng: &mut AgentRng,
+    seed: u64,
+    move_time: Duration,
+) -> Result<UccEnd, UccError> {
+    let mut conv = Conversation { input, output, record };
+    player.limit_move_time(move_time);
+    let first = read_or_end!(conv);
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let me = match words.first().copied() {
+        Some("RED") => Color::Red,
+        Some("BLUE") => Color::Blue,
+        _ => return Err(protocol(&first, "expected `RED|BLUE <opponent> 10 10`")),
+    };
+    if words.len() != 4 || words[2] != "10" || words[3] != "10" {
+        return Err(protocol(&first, "only the 10 x 10 board is supported"));
+    }
+    let setup = player.choose_setup(PieceSet::Classic, rng);
+    conv.note("stratego-ucc-log v1")?;
+    conv.note(&format!("rules {}", ucc_rules()))?;
+    conv.note(&format!("agent {}", player.name()))?;
+    conv.note(&format!("seed {seed}"))?;
+    conv.note(&format!("colour {me}"))?;
+    conv.note(&format!("opponent {}", words[1]))?;
+    conv.note(&format!("setup {setup}"))?;
+    for line in setup_lines(&setup, me) {
+        conv.send(&line)?;
+    }
+    let mut tracker = Tracker::new(me, setup)?;
+    loop {
+        let happened = read_or_end!(conv);
+        if happened != "START" {
+            let (mv, outcome) = parse_move_line(&happened)?;
+            tracker.apply(mv, outcome, &happened)?;
+            conv.note(&format!("ply {} {} {mv} | {happened}", tracker.state().ply(), me.opponent()))?;
+        }
+        let expected = tracker.board_rows();
+        for want in &expected {
+            let row = read_or_end!(conv);
+            if &row != want {
+                eprintln!("ucc-bot: board row `{row}` differs from our tracked `{want}`");
+            }
+        }
+        let state = tracker.state();
+        if state.is_terminal() || state.to_move() != me {
+            conv.send("SURRENDER")?;
+            conv.note("surrender (no legal move)")?;
+            let _ = read_or_end!(conv);
+            continue;
+        }
+        let mv = {
+            let view = InfoView::new(state, tracker.history());
+            player.choose_move(&view, rng)?
+        };
+        let sent = move_line(mv);
+        conv.send(&sent)?;
+        let echo = read_or_end!(conv);
+        let (echoed, outcome) = parse_move_line(&echo)?;
+        if echoed != mv {
+            return Err(protocol(&echo, format!("we sent `{sent}`")));
+        }
+        tracker.apply(mv, outcome, &echo)?;
+        conv.note(&format!("ply {} {me} {mv} | {echo}", tracker.state().ply()))?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_lines_round_trip_and_tolerate_bot_quirks() {
+        let mv: Move = "b2-b5".parse().unwrap(); // (1,1) three rows down
+        assert_eq!(move_line(mv), "1 1 DOWN 3");
+        assert_eq!(parse_move_line("1 1 DOWN 3 OK").unwrap(), (mv, UccOutcome::Ok));
+        let step: Move = "e7-e6".parse().unwrap(); // (4,6) one row up
+        assert_eq!(move_line(step), "4 6 UP");
+        assert_eq!(
+            parse_move_line("4  6 UP 1 KILLS 6 9").unwrap(),
+            (step, UccOutcome::Kills(PieceType::Lieutenant, PieceType::Scout))
+        );
+        assert_eq!(
+            parse_move_line("4 6 UP BOTHDIE s s\r").unwrap().1,
+            UccOutcome::BothDie(PieceType::Spy, PieceType::Spy)
+        );
+        assert_eq!(parse_move_line("0 3 RIGHT DIES 8 B").unwrap().0, "a4-b4".parse().unwrap());
+        for bad in
+            ["", "1 1", "1 1 SIDEWAYS OK", "1 1 UP 2 MAYBE", "0 0 UP OK", "1 1 DOWN 3 KILLS x 9", "1 1 UP ILLEGAL"]
+        {
+            assert!(parse_move_line(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn setup_lines_follow_the_referees_row_order() {
+        let setup = Setup::parse("FBOOOOOOOOBBNNNNNEEEEBBBLLLLPPPPJJJCCGMS", PieceSet::Classic).unwrap();
+        let red = setup_lines(&setup, Color::Red);
+        // Red's back row (relative cells 0-9) is row 0, its front row (30-39) row 3.
+        assert_eq!(red, ["FB99999999", "BB88888777", "7BBB666655", "554443321s"]);
+        // Blue's front row (relative cells 30-39) is row 6, and its cells run
+        // right to left in the shared frame; its back row is row 9.
+        let blue = setup_lines(&setup, Color::Blue);
+        assert_eq!(blue, ["s123344455", "556666BBB7", "77788888BB", "99999999BF"]);
+    }
+}

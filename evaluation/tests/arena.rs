@@ -1,0 +1,133 @@
+//! Matches: pairs with swapped seats, reproducible across thread counts,
+//! SPRT stopping, records that replay, outputs that never overwrite.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SetupMode};
+use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
+use stratego_baselines::factory_of as factory;
+use stratego_evaluation::stats::{Sprt, SprtDecision};
+use stratego_engine::{GameRecord, Ruleset};
+
+fn config(games: u32, seed: u64) -> MatchConfig {
+    MatchConfig { rules: Ruleset::barrage(), games, seed, setups: SetupMode::Swap, sprt: None }
+}
+
+fn play(a: &str, b: &str, config: &MatchConfig, threads: usize) -> MatchResult {
+    let (a, b) = (factory(a).unwrap(), factory(b).unwrap());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    pool.install(|| play_match(a.as_ref(), b.as_ref(), config, &|_| {})).unwrap()
+}
+
+#[test]
+fn identical_seeds_give_identical_results_with_any_thread_count() {
+    let c = config(12, 42);
+    let one = play("greedy", "expectimax:depth=2,nodes=200", &c, 1);
+    let two = play("greedy", "expectimax:depth=2,nodes=200", &c, 2);
+    let three = play("greedy", "expectimax:depth=2,nodes=200", &c, 3);
+    assert_eq!(one, two);
+    assert_eq!(one, three);
+    assert_eq!(one.games.len(), 12);
+    let other = play("greedy", "expectimax:depth=2,nodes=200", &config(12, 43), 2);
+    assert_ne!(one.games, other.games, "another seed, other games");
+}
+
+#[test]
+fn pairs_share_their_setups_and_swap_the_seats() {
+    let swap = play("random", "greedy:setup=handcrafted", &config(8, 3), 2);
+    for pair in swap.games.chunks(2) {
+        assert!(pair[0].a_is_red && !pair[1].a_is_red);
+        // swap: the setups stay with the seats, the players change seats.
+        assert_eq!(pair[0].record.red, pair[1].record.red);
+        assert_eq!(pair[0].record.blue, pair[1].record.blue);
+    }
+    let own = play("random", "greedy:setup=handcrafted", &MatchConfig { setups: SetupMode::Own, ..config(8, 3) }, 2);
+    for pair in own.games.chunks(2) {
+        // own: each player keeps its setup in both games.
+        assert_eq!(pair[0].record.red, pair[1].record.blue);
+        assert_eq!(pair[0].record.blue, pair[1].record.red);
+    }
+}
+
+#[test]
+fn every_record_replays_to_its_result() {
+    let result = play("greedy", "random", &config(10, 9), 2);
+    for g in &result.games {
+        let parsed = GameRecord::parse(&g.record.to_text()).unwrap();
+        let state = parsed.replay().unwrap();
+        assert_eq!(state.outcome(), Some(g.outcome));
+        assert_eq!(state.history().len() as u32, g.plies);
+    }
+}
+
+#[test]
+fn the_progress_callback_sees_every_game() {
+    let (a, b) = (factory("random").unwrap(), factory("random").unwrap());
+    let seen = AtomicU32::new(0);
+    let result = play_match(a.as_ref(), b.as_ref(), &config(10, 1), &|_| {
+        seen.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 10);
+    assert_eq!(result.games.iter().map(|g| g.index).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_sprt_stops_at_the_same_pair_with_any_thread_count() {
+    let sprt = Sprt::new(0.0, 150.0, 0.05, 0.05).unwrap();
+    let c = MatchConfig { sprt: Some(sprt), ..config(400, 5) };
+    let one = play("greedy", "random", &c, 1);
+    let two = play("greedy", "random", &c, 2);
+    assert_eq!(one, two);
+    assert_eq!(one.sprt_decision, Some(SprtDecision::AcceptH1), "greedy is far stronger than random");
+    assert!(one.games.len() < 400, "stopped early after {} games", one.games.len());
+    // The test decided at the last pair played, not before.
+    let before = stratego_evaluation::stats::Pentanomial::from_pairs(
+        one.pentanomial_pairs()[..one.games.len() / 2 - 1].iter().copied(),
+    );
+    assert_eq!(sprt.decide(&before), SprtDecision::Continue);
+    assert_eq!(sprt.decide(&one.pentanomial()), SprtDecision::AcceptH1);
+}
+
+#[test]
+fn odd_game_counts_are_refused() {
+    let (a, b) = (factory("random").unwrap(), factory("random").unwrap());
+    let err = play_match(a.as_ref(), b.as_ref(), &config(7, 1), &|_| {}).unwrap_err();
+    assert!(matches!(err, ArenaError::OddGames(7)));
+    assert!(err.to_string().contains("must be even"));
+}
+
+#[test]
+fn outputs_hold_results_and_records_and_are_never_overwritten() {
+    let dir = std::env::temp_dir().join(format!("stratego-arena-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let result = play("greedy", "random", &config(6, 2), 2);
+    let summary = MatchSummary::of(&result);
+    create_output_dir(&dir, false).unwrap();
+    let json = write_match(&dir, &result, &summary).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(value["a"], "greedy");
+    assert_eq!(value["games"].as_array().unwrap().len(), 6);
+    assert_eq!(value["summary"]["a_wins"], summary.a_wins);
+    for g in value["games"].as_array().unwrap() {
+        let text = std::fs::read_to_string(dir.join(g["record"].as_str().unwrap())).unwrap();
+        GameRecord::parse(&text).unwrap().replay().unwrap();
+    }
+    assert!(matches!(create_output_dir(&dir, false), Err(OutputError::Exists(_))));
+    assert!(json.exists(), "the refused call left the directory alone");
+    create_output_dir(&dir, true).unwrap();
+    assert!(!json.exists(), "replacing was asked for");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_summary_counts_wins_draws_and_losses_from_a_side() {
+    let result = play("greedy", "random", &config(20, 8), 2);
+    let s = MatchSummary::of(&result);
+    assert_eq!(s.a_wins + s.draws + s.a_losses, 20);
+    let points: f64 = result.games.iter().map(|g| g.a_points()).sum();
+    assert!((s.score - points / 20.0).abs() < 1e-12);
+    assert_eq!(s.wins_by_reason.values().sum::<u32>() + s.draws_by_reason.values().sum::<u32>(), 20);
+    assert!(s.score > 0.6, "greedy beats random: {}", s.score);
+    assert!(s.to_text().contains("elo (A - B)"));
+}

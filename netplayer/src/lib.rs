@@ -1,0 +1,281 @@
+//! A network checkpoint as an arena player: `net:PATH[,temperature=T][,setup=S]`.
+//!
+//! Like every player, a [`NetPlayer`] decides from its `InfoView` alone. The
+//! network reads the engine's observation planes, which are computed from a
+//! `State` with its history, so the player first rebuilds such a state from
+//! the public information ([`public_replay`]: the public moves replayed from
+//! a root whose hidden opponent types are drawn from the counting prior).
+//! The planes never depend on hidden types, so the rebuilt state's planes
+//! are the true state's, and the player can learn nothing it may not know.
+//! The network's policy over the legal actions (in the acting player's
+//! frame) then picks the move: the most likely one by default, or a draw at
+//! `temperature=T`.
+//!
+//! [`register`] adds the `net` entry to a player registry, so `net:PATH`
+//! specs work wherever specs are read (the arena, ladders, registrations,
+//! the UCC bot, the trainers' evaluations). A factory refuses, through
+//! `PlayerFactory::check_rules`, any ruleset other than the checkpoint's.
+//!
+//! This crate sits above the model and the player interface so that the
+//! model depends on the engine and burn only.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::module::Module;
+use burn::tensor::Device;
+use rand::{Rng, SeedableRng};
+use stratego_engine::{observe, Layout, Move, PieceSet, Ruleset, Setup, NUM_ACTIONS};
+use stratego_model::{checkpoint, choose_action, infer, ModelError, StrategoNet};
+use stratego_players::reconstruct::public_replay;
+use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
+
+/// The options of a network player, after the path in its spec.
+#[derive(Copy, Clone, PartialEq, Debug, Default)]
+pub struct NetOptions {
+    /// 0 plays the most likely legal action; above 0 draws from
+    /// `p^(1/temperature)` with the player's generator.
+    pub temperature: f32,
+    pub setup: SetupPolicy,
+}
+
+/// How the options are listed in error messages.
+const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), setup=random|handcrafted";
+
+impl NetOptions {
+    /// Parses a spec's `key=value` options.
+    pub fn parse(options: &[(String, String)]) -> Result<NetOptions, SpecError> {
+        let mut parsed = NetOptions::default();
+        for (key, value) in options {
+            let bad = |why: &str| SpecError::BadValue { key: key.clone(), value: value.clone(), why: why.into() };
+            match key.as_str() {
+                "temperature" => {
+                    parsed.temperature = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|t| t.is_finite() && *t >= 0.0)
+                        .ok_or_else(|| bad("expected a number, at least 0"))?
+                }
+                "setup" => parsed.setup = value.parse().map_err(|why: String| bad(&why))?,
+                _ => {
+                    return Err(SpecError::UnknownOption {
+                        player: "net".into(),
+                        key: key.clone(),
+                        allowed: NET_OPTIONS.into(),
+                    })
+                }
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// The options that differ from the defaults, in a fixed order (for
+    /// canonical names).
+    pub fn to_pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
+        if self.temperature != 0.0 {
+            pairs.push(("temperature".to_string(), self.temperature.to_string()));
+        }
+        if self.setup != SetupPolicy::Random {
+            pairs.push(("setup".to_string(), self.setup.to_string()));
+        }
+        pairs
+    }
+}
+
+/// A network with what it needs to play: read-only, shared by every player
+/// of a factory (and by the arena's threads).
+struct Network {
+    net: StrategoNet,
+    device: Device,
+    layout: Layout,
+    rules: Ruleset,
+}
+
+/// Makes [`NetPlayer`]s that share one loaded network.
+#[derive(Clone)]
+pub struct NetPlayerFactory {
+    name: String,
+    network: Arc<Network>,
+    options: NetOptions,
+}
+
+impl NetPlayerFactory {
+    /// Loads a checkpoint onto `device` (its autodiff wrapper, if any, is
+    /// dropped: players only infer). The name is `net:PATH` with the
+    /// options that are not defaults.
+    pub fn load(path: &Path, options: NetOptions, device: &Device) -> Result<NetPlayerFactory, ModelError> {
+        let device = device.clone().without_autodiff();
+        let (net, meta) = checkpoint::load(path, None, None, &device)?;
+        let name = net_spec(&path.display().to_string(), &options).to_string();
+        Ok(NetPlayerFactory::new(name, net, device, meta.layout, meta.rules, options))
+    }
+
+    /// Players of a network in memory (the training loop's current one),
+    /// named `net:in-memory` until [`named`](Self::named). The network is
+    /// put in validation mode (no autodiff, no dropout) on its own device;
+    /// `layout` and `rules` must be the ones it was built and trained for.
+    pub fn from_network(net: StrategoNet, layout: Layout, rules: Ruleset, options: NetOptions) -> NetPlayerFactory {
+        let device = net.devices().into_iter().next().expect("a network has parameters").without_autodiff();
+        let name = net_spec("in-memory", &options).to_string();
+        NetPlayerFactory::new(name, net, device, layout, rules, options)
+    }
+
+    fn new(
+        name: String,
+        net: StrategoNet,
+        device: Device,
+        layout: Layout,
+        rules: Ruleset,
+        options: NetOptions,
+    ) -> NetPlayerFactory {
+        // Validation mode: inference must not depend on dropout draws, so
+        // that a seed fixes a game.
+        let network = Arc::new(Network { net: net.valid(), device, layout, rules });
+        NetPlayerFactory { name, network, options }
+    }
+
+    /// The same players under another name (in results and records).
+    pub fn named(self, name: impl Into<String>) -> NetPlayerFactory {
+        NetPlayerFactory { name: name.into(), ..self }
+    }
+
+    /// The ruleset the network was trained for, the only one it plays.
+    pub fn rules(&self) -> &Ruleset {
+        &self.network.rules
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.network.layout
+    }
+
+    /// A fresh player (the concrete type, for callers that want
+    /// [`NetPlayer::try_choose_move`]).
+    pub fn player(&self) -> NetPlayer {
+        NetPlayer { name: self.name.clone(), network: Arc::clone(&self.network), options: self.options }
+    }
+}
+
+impl PlayerFactory for NetPlayerFactory {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        Box::new(self.player())
+    }
+
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+        self.network.rules.expect_same(rules).map_err(|e| format!("its network was trained for other rules ({e})"))
+    }
+}
+
+/// Plays the move its network's policy prefers (see the module documentation).
+pub struct NetPlayer {
+    name: String,
+    network: Arc<Network>,
+    options: NetOptions,
+}
+
+impl NetPlayer {
+    /// The network's probabilities of the view's legal moves, in the view's
+    /// order. `rng` draws the hidden types of the rebuilt state; the result
+    /// does not depend on it (the planes do not).
+    pub fn move_probabilities(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Vec<f32>, ModelError> {
+        let policy = self.policy(view, rng)?;
+        Ok(view.legal_moves.iter().map(|m| policy[action_of(*m, view)]).collect())
+    }
+
+    /// The move this player chooses, or why it cannot.
+    pub fn try_choose_move(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, ModelError> {
+        let policy = self.policy(view, rng)?;
+        let action = choose_action(&policy, self.options.temperature, rng)
+            .ok_or_else(|| ModelError::Input("the network gave no legal action a positive probability".into()))?;
+        let mv = Move::from_action(action, view.me)
+            .filter(|m| view.legal_moves.contains(m))
+            .ok_or_else(|| ModelError::Input(format!("action {action} of the policy is not one of the legal moves")))?;
+        Ok(mv)
+    }
+
+    /// The network's policy over the 1800 action ids of the acting player's
+    /// frame, zero on illegal ones.
+    fn policy(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Vec<f32>, ModelError> {
+        let network = &self.network;
+        network.rules.expect_same(&view.rules).map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
+        // The rebuild draws hidden types; a generator of its own keeps the
+        // player's stream (the temperature draws) independent of how many
+        // draws the rebuild needed.
+        let mut rebuild_rng = AgentRng::seed_from_u64(rng.random());
+        let state = public_replay(view, &mut rebuild_rng)
+            .map_err(|e| ModelError::Input(format!("cannot rebuild the game from the view: {e}")))?;
+        debug_assert_eq!(state.to_move(), view.me, "the rebuilt state has the viewer to move");
+        let planes = observe(&state, network.layout);
+        let mut legal = vec![false; NUM_ACTIONS];
+        for &mv in &view.legal_moves {
+            legal[action_of(mv, view)] = true;
+        }
+        let inference = infer(&network.net, network.layout, &planes, &legal, &network.device)?;
+        Ok(inference.policy)
+    }
+}
+
+/// The action id of a legal move, in the acting player's frame (the frame
+/// of the planes and of the policy).
+fn action_of(mv: Move, view: &InfoView<'_>) -> usize {
+    mv.to_action(view.me).expect("legal moves lie on a line") as usize
+}
+
+impl Player for NetPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        self.options.setup.choose(set, rng)
+    }
+
+    /// A view the network cannot play (another ruleset than the network's,
+    /// which the arena refuses beforehand through `check_rules`, a view no
+    /// game can lead to, an output that is not a distribution) is an error
+    /// that says why.
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
+        self.try_choose_move(view, rng).map_err(|e| PlayerError::Failed(format!("network player `{}`: {e}", self.name)))
+    }
+}
+
+/// The canonical spec of a network player: `net:PATH` with the options that
+/// are not defaults.
+pub fn net_spec(path: &str, options: &NetOptions) -> PlayerSpec {
+    let mut spec = PlayerSpec::named("net").with_path(path);
+    spec.options = options.to_pairs();
+    spec
+}
+
+/// Adds `net:PATH` to a registry: checkpoints are loaded onto `device`, or,
+/// with `None`, onto the CPU, the device made only when a network spec asks
+/// for one (the command line, where most specs name baselines).
+pub fn register(registry: &mut Registry, device: Option<Device>) {
+    registry.register(Entry {
+        name: "net",
+        path: Some("a checkpoint path, e.g. net:runs/x/ckpt.safetensors"),
+        options: NET_OPTIONS,
+        about: "a network checkpoint's policy",
+        build: Box::new(move |spec, _| {
+            let path = spec.path.as_deref().expect("the registry checked the path");
+            let options = NetOptions::parse(&spec.options)?;
+            let load = |why: String| SpecError::Load { spec: spec.to_string(), why };
+            let device = match &device {
+                Some(device) => device.clone(),
+                None => stratego_model::device("cpu").map_err(|e| load(e.to_string()))?,
+            };
+            let factory = NetPlayerFactory::load(Path::new(path), options, &device).map_err(|e| {
+                // The spec error names the path already.
+                load(match e {
+                    ModelError::Checkpoint { why, .. } => why,
+                    other => other.to_string(),
+                })
+            })?;
+            Ok(Arc::new(factory))
+        }),
+    });
+}
