@@ -364,7 +364,11 @@ fn json_state(source: &str, game: usize, state: &CoToanState) -> String {
         .iter()
         .map(|&mv| {
             let child = state.child(mv).expect("a legal move applies");
-            SuccessorJson { action: mv.action(), snapshot: child.serialize(), outcome: OutcomeJson::of(child.outcome()) }
+            SuccessorJson {
+                action: mv.action(),
+                snapshot: child.serialize(),
+                outcome: OutcomeJson::of(child.outcome()),
+            }
         })
         .collect();
     let line = StateJson {

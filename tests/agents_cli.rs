@@ -53,7 +53,7 @@ fn bad_specs_and_settings_are_one_error_line() {
     assert_one_line_error(&arena("expectimax:depth=x", &[]), "bad value `x` for option `depth`");
     assert_one_line_error(
         &arena("net:runs/x/ckpt.safetensors", &[]),
-        "cannot load network player `runs/x/ckpt.safetensors`",
+        "cannot load player `net:runs/x/ckpt.safetensors`: cannot read",
     );
     assert_one_line_error(&arena("greedy", &["--games", "3"]), "must be even");
     assert_one_line_error(&arena("greedy", &["--sprt", "0,5"]), "four numbers");
@@ -94,7 +94,7 @@ fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
 
     let missing = dir.join("missing.safetensors");
     let o = stratego(&["arena", "--a", &format!("net:{}", missing.display()), "--b", "random", "--games", "2"]);
-    assert_one_line_error(&o, &format!("cannot load network player `{}`", missing.display()));
+    assert_one_line_error(&o, &format!("cannot load player `net:{}`: cannot read", missing.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

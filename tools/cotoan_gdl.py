@@ -29,7 +29,7 @@ GDL_PATH = ROOT / "gdl" / "cotoan.kif"
 MARKER = ";;; ---- generated facts: `python3 tools/cotoan_gdl.py --write` rewrites everything below ----"
 
 COLS, ROWS = 9, 11
-MAX_HORIZON = 1000  # engine/src/cotoan/settings.rs MAX_HORIZON
+MAX_HORIZON = 1000  # cotoan/src/settings.rs MAX_HORIZON
 MAX_SCORE = 45
 OPERATORS = ["add", "sub", "mul", "div", "mod"]
 DIRECTIONS = {  # name: (column delta, row delta); north is towards rank 11

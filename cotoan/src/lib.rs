@@ -1,12 +1,14 @@
 //! CoToan (Cờ Toán, Vietnamese mathematical chess) on the lab's game
 //! contract: executable rules `cotoan-rules v1` (docs/COTOAN.md), with the
 //! game object `CoToanGame` (`stratego_engine::api::Game`) and the state
-//! `CoToanState` (`stratego_engine::GameState`). Its settings texts, outcomes,
-//! square and move names are the contract's shared ones (`canonical`,
-//! `api::Outcome`, `notation`), and `stratego_engine::conformance::random_sim_test`
-//! checks it through the traits. Anything written against the traits alone
-//! plays it; the Stratego players and the arena do not, since they decide
-//! from Stratego's information views.
+//! `CoToanState` (`stratego_engine::GameState`). Its settings texts,
+//! outcomes, square and move names go through the contract's shared code
+//! (`stratego_engine::canonical`, `stratego_engine::api::Outcome`,
+//! `stratego_engine::notation`), and `stratego_engine::conformance::random_sim_test`
+//! checks it through the traits (cotoan/tests/game.rs). Code written against
+//! the traits alone plays it; the lab's players and arena do not: they are
+//! Stratego's, deciding from Stratego's information views (hidden pieces,
+//! beliefs, setups).
 //!
 //! - `game`: the game object (type, parameters, sizes, initial state);
 //! - `settings`: the task switches, their canonical text and task id;

@@ -156,7 +156,7 @@ fn missing_bad_and_foreign_checkpoints_are_clear_errors() {
     let scratch = Scratch::new("errors");
     let missing = scratch.0.join("missing.safetensors");
     let err = build(&format!("net:{}", missing.display())).err().unwrap().to_string();
-    assert!(err.contains(&format!("cannot load network player `{}`", missing.display())), "{err}");
+    assert!(err.contains(&format!("cannot load player `net:{}`: cannot read", missing.display())), "{err}");
     assert!(err.contains("cannot read"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 

@@ -1,0 +1,141 @@
+//! docs/ARCHITECTURE.md cannot drift from the workspace: its crate list and
+//! its dependency picture are generated from the members' Cargo.toml files
+//! (`UPDATE_ARCH_DOCS=1 cargo test --test architecture` rewrites them), and
+//! the layering rules the document states are checked here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const BEGIN: &str = "<!-- generated: crate graph -->";
+const END: &str = "<!-- end generated -->";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Member folder -> (package name, the workspace crates it depends on, its
+/// other normal dependencies).
+struct Member {
+    package: String,
+    ours: Vec<String>,
+    external: Vec<String>,
+}
+
+fn members() -> BTreeMap<String, Member> {
+    let workspace: toml::Table = toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
+    let folders = workspace["workspace"]["members"].as_array().unwrap();
+    let mut out = BTreeMap::new();
+    for folder in folders {
+        let folder = folder.as_str().unwrap();
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap()).unwrap();
+        let package = manifest["package"]["name"].as_str().unwrap().to_string();
+        let deps = manifest.get("dependencies").and_then(|d| d.as_table()).cloned().unwrap_or_default();
+        let (ours, external): (Vec<String>, Vec<String>) = deps.keys().cloned().partition(|k| k.starts_with("stratego-"));
+        out.insert(folder.to_string(), Member { package, ours, external });
+    }
+    out
+}
+
+fn short(package: &str) -> &str {
+    package.strip_prefix("stratego-").unwrap_or(package)
+}
+
+/// The generated part: a Mermaid graph (GitHub draws it as a picture) and a
+/// table of folders, packages and what each may depend on.
+fn generated() -> String {
+    let members = members();
+    let mut text = String::from("```mermaid\ngraph BT\n");
+    for m in members.values() {
+        let name = short(&m.package);
+        let name = if name == "stratego" { "cli" } else { name };
+        for dep in &m.ours {
+            text.push_str(&format!("    {name} --> {}\n", short(dep)));
+        }
+        if m.ours.is_empty() {
+            text.push_str(&format!("    {name}\n"));
+        }
+    }
+    text.push_str("```\n\n| folder | package | depends on (ours) |\n|---|---|---|\n");
+    for (folder, m) in &members {
+        let folder = if folder == "." { "(root) `src/`".to_string() } else { format!("`{folder}/`") };
+        let deps: Vec<&str> = m.ours.iter().map(|d| short(d)).collect();
+        let deps = if deps.is_empty() { "none".to_string() } else { deps.join(", ") };
+        text.push_str(&format!("| {folder} | `{}` | {deps} |\n", m.package));
+    }
+    text
+}
+
+#[test]
+fn the_architecture_doc_matches_the_workspace() {
+    let path = root().join("docs/ARCHITECTURE.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = (doc.find(BEGIN).expect("begin marker"), doc.find(END).expect("end marker"));
+    let fresh = format!("{}{BEGIN}\n{}{}", &doc[..start], generated(), &doc[end..]);
+    if std::env::var_os("UPDATE_ARCH_DOCS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    assert!(
+        doc == fresh,
+        "docs/ARCHITECTURE.md is out of date: run `UPDATE_ARCH_DOCS=1 cargo test --test architecture`"
+    );
+    // Every crate has its paragraph, headed by its folder.
+    for folder in members().keys().filter(|f| *f != ".") {
+        assert!(doc.contains(&format!("### `{folder}/`")), "docs/ARCHITECTURE.md has no paragraph for {folder}/");
+    }
+}
+
+/// The layers, bottom first: a crate may depend only on crates of lower
+/// layers (the rule the document states).
+const LAYERS: &[&[&str]] = &[
+    &["engine", "runlog"],
+    &["cotoan", "players", "model"],
+    &["baselines", "evaluation", "netplayer", "selfplay"],
+    &["learner"],
+    &["stratego"],
+];
+
+fn layer(package: &str) -> usize {
+    LAYERS.iter().position(|l| l.contains(&short(package))).unwrap_or_else(|| panic!("{package} has no layer"))
+}
+
+#[test]
+fn dependencies_point_down_the_pipeline() {
+    let members = members();
+    for m in members.values() {
+        for dep in &m.ours {
+            assert!(layer(dep) < layer(&m.package), "{} depends on {dep}, which is not below it", m.package);
+        }
+    }
+    let by_name: BTreeMap<&str, &Member> = members.values().map(|m| (short(&m.package), m)).collect();
+    // The engine depends on no crate of ours; the model on the engine only.
+    assert!(by_name["engine"].ours.is_empty());
+    assert_eq!(by_name["model"].ours, ["stratego-engine"]);
+    // Nothing that plays, infers or learns below the evaluation layer reaches it;
+    // the baselines and the player interface never do.
+    for name in ["engine", "players", "baselines", "model", "netplayer", "selfplay", "cotoan"] {
+        assert!(!by_name[name].ours.iter().any(|d| d == "stratego-evaluation"), "{name} depends on evaluation");
+    }
+    // Only the crates that draw depend on the chart library, and no burn below
+    // the model.
+    for m in members.values() {
+        let draws = ["stratego-evaluation"].contains(&m.package.as_str());
+        assert_eq!(m.external.iter().any(|d| d == "plotters"), draws, "{} and plotters", m.package);
+    }
+    for name in ["engine", "players", "baselines", "evaluation", "cotoan", "runlog"] {
+        assert!(!by_name[name].external.iter().any(|d| d == "burn"), "{name} depends on burn");
+    }
+}
+
+#[test]
+fn the_members_are_the_crate_folders() {
+    // A crate folder that is not a member (or the reverse) would escape both tests.
+    let members = members();
+    for entry in std::fs::read_dir(root()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if path.join("Cargo.toml").is_file() && Path::new(&name) != Path::new("target") {
+            assert!(members.contains_key(&name), "{name}/ has a Cargo.toml but is not a workspace member");
+        }
+    }
+}
