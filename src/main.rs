@@ -14,11 +14,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
 mod arena_cli;
 mod cotoan_cli;
-mod curves;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;
 mod players;
+mod run_args;
 mod train_cli;
 mod ucc_cli;
 
@@ -165,26 +165,48 @@ enum PiecesArg {
     Barrage,
 }
 
+impl PiecesArg {
+    const fn of(set: PieceSet) -> PiecesArg {
+        match set {
+            PieceSet::Classic => PiecesArg::Classic,
+            PieceSet::Barrage => PiecesArg::Barrage,
+        }
+    }
+}
+
 #[derive(Copy, Clone, ValueEnum)]
 enum Switch {
     On,
     Off,
 }
 
-/// The ruleset switches, defaulting to docs/RULES.md's defaults.
+impl Switch {
+    const fn of(on: bool) -> Switch {
+        if on {
+            Switch::On
+        } else {
+            Switch::Off
+        }
+    }
+}
+
+/// The default of every switch below: docs/RULES.md's, written once in the engine.
+const DEFAULT_RULES: Ruleset = Ruleset::classic();
+
+/// The ruleset switches, defaulting to docs/RULES.md's defaults (`Ruleset::classic()`).
 #[derive(Args)]
 struct RulesArgs {
-    #[arg(long, value_enum, default_value = "classic")]
+    #[arg(long, value_enum, default_value_t = PiecesArg::of(DEFAULT_RULES.piece_set))]
     pieces: PiecesArg,
     /// Two-square limit (0 disables the rule; 5 is ISF article 10.1).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = DEFAULT_RULES.two_square_limit)]
     two_square: u8,
     /// The more-squares (continuous chasing) rule.
-    #[arg(long, value_enum, default_value = "on")]
+    #[arg(long, value_enum, default_value_t = Switch::of(DEFAULT_RULES.chase_rule))]
     chase: Switch,
-    #[arg(long, default_value_t = 4000)]
+    #[arg(long, default_value_t = DEFAULT_RULES.max_plies)]
     max_plies: u32,
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = DEFAULT_RULES.max_battleless_plies)]
     max_battleless: u32,
 }
 

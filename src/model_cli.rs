@@ -66,14 +66,15 @@ pub fn run(command: ModelCommand, out: &mut impl Write) -> Result<(), CliError> 
                 None => Ruleset::classic(),
             };
             rules.validate()?;
-            let net = StrategoNet::new(&config, layout.channels(), &device(&name)?);
+            let net = StrategoNet::new(&config, layout, &device(&name)?);
             save(&net, &CheckpointMeta { config, layout, rules, step: 0 }, &path)?;
             writeln!(out, "wrote {}", path.display()).map_err(output)
         }
         ModelCommand::Info { checkpoint } => {
             let meta = read_meta(&checkpoint)?;
             writeln!(out, "model {}", serde_json_like(&meta.config)).map_err(output)?;
-            writeln!(out, "layout {} ({} planes)", meta.layout, meta.layout.channels()).map_err(output)?;
+            writeln!(out, "layout {} ({} planes, identity {})", meta.layout, meta.layout.channels(), meta.layout.identity())
+                .map_err(output)?;
             writeln!(out, "rules {} (id {})", meta.rules, meta.rules.id()).map_err(output)?;
             writeln!(out, "step {}", meta.step).map_err(output)?;
             writeln!(out, "parameters {}", meta.config.parameter_count(meta.layout.channels())).map_err(output)

@@ -4,24 +4,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use stratego_evaluation::chart::Panel;
+use stratego_learner::curves::draw_network_curves;
 use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
 
-use crate::curves::{write_curves, Metrics};
+use crate::run_args::{RunArgs, Start};
 use crate::{output, CliError};
 
+/// `--config FILE [--run DIR]` or `--resume DIR`, `--stop-after ITERATIONS`
+/// (shared with `ntuple train`); a new run's directory defaults to
+/// runs/<config name>-<unix time>.
 #[derive(Args)]
-#[command(group = clap::ArgGroup::new("start").required(true).args(["config", "resume"]))]
 pub struct TrainArgs {
-    /// A run config (configs/smoke.toml, configs/cpu.toml, configs/gpu.toml).
-    #[arg(long)]
-    config: Option<PathBuf>,
-    /// The run directory to create (default: runs/<config name>-<unix time>).
-    #[arg(long, conflicts_with = "resume")]
-    run: Option<PathBuf>,
-    /// Continue the run in this directory from its newest checkpoint.
-    #[arg(long)]
-    resume: Option<PathBuf>,
+    #[command(flatten)]
+    start: RunArgs,
     /// cpu, flex, ndarray or wgpu (overrides the config's run.device).
     #[arg(long)]
     device: Option<String>,
@@ -31,26 +26,28 @@ pub struct TrainArgs {
 }
 
 fn default_run_dir(config: &Path) -> PathBuf {
-    let stem = config.file_stem().and_then(|s| s.to_str()).unwrap_or("run");
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    PathBuf::from("runs").join(format!("{stem}-{secs}"))
+    crate::run_args::default_run_dir(config, "", &format!("-{secs}"))
 }
 
 pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> {
-    let (run, mut config, resume) = match (&args.config, &args.resume) {
-        (Some(path), None) => {
+    let (run, mut config, resume) = match args.start.start()? {
+        Start::New { config: path, run } => {
             let config = TrainConfig::load(path)?;
-            let root = args.run.clone().unwrap_or_else(|| default_run_dir(path));
+            let root = run.map_or_else(|| default_run_dir(path), PathBuf::from);
             (RunDir::create(&root, &config)?, config, false)
         }
-        (None, Some(root)) => {
+        Start::Resume(root) => {
             let (run, config) = RunDir::open(root)?;
             (run, config, true)
         }
-        _ => return Err(CliError::Message("give either --config FILE or --resume RUN_DIR".into())),
     };
     if let Some(iterations) = args.iterations {
         config.run.iterations = iterations;
+    }
+    if let Some(n) = args.start.stop_after {
+        let at = run.latest()?.map_or(0, |(iteration, _)| iteration);
+        config.run.iterations = config.run.iterations.min(at.saturating_add(n));
     }
     writeln!(out, "run: {}", run.root().display()).map_err(output)?;
     let root = run.root().to_path_buf();
@@ -69,48 +66,10 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
     if let Some(checkpoint) = summary.last_checkpoint {
         writeln!(out, "latest checkpoint: {}", checkpoint.join("model.safetensors").display()).map_err(output)?;
     }
-    if let Some(curves) = draw_curves(&root)? {
+    if let Some(curves) = draw_network_curves(&root)? {
         writeln!(out, "curves: {}", curves.display()).map_err(output)?;
     }
     Ok(())
-}
-
-/// `curves.png` of a training run: the evaluation scores, the loss terms,
-/// the belief head against the counting prior, and the policy's entropy.
-fn draw_curves(root: &Path) -> Result<Option<PathBuf>, CliError> {
-    let metrics = Metrics::read(root)?;
-    if metrics.is_empty() {
-        return Ok(None);
-    }
-    let scores = metrics
-        .names_with("eval/score_vs_")
-        .into_iter()
-        .map(|name| metrics.series(name, &format!("vs {}", name.trim_start_matches("eval/score_vs_"))))
-        .collect();
-    let losses = ["loss/total", "loss/clip", "loss/value", "loss/belief"];
-    let panels = [
-        Panel { y_desc: "score".into(), y_range: Some((0.0, 1.0)), reference: Some(0.5), series: scores },
-        Panel {
-            y_desc: "loss".into(),
-            series: losses.iter().map(|&n| metrics.series(n, n)).collect(),
-            ..Panel::default()
-        },
-        Panel {
-            y_desc: "belief log-likelihood per hidden piece".into(),
-            series: vec![
-                metrics.series("belief/log_likelihood", "belief head"),
-                metrics.series("belief/prior_log_likelihood", "counting prior"),
-            ],
-            ..Panel::default()
-        },
-        Panel {
-            y_desc: "policy entropy (nats)".into(),
-            series: vec![metrics.series("policy/entropy", "policy/entropy")],
-            ..Panel::default()
-        },
-    ];
-    let title = format!("stratego train: {}", root.display());
-    Ok(Some(write_curves(root, &title, "iteration", &panels)?))
 }
 
 #[derive(Args)]
@@ -131,7 +90,7 @@ pub struct BenchTrainArgs {
 pub fn bench_train(out: &mut impl Write, args: BenchTrainArgs) -> Result<(), CliError> {
     let mut config = TrainConfig::load(&args.config)?;
     if let Some(preset) = args.preset {
-        config.model.preset = preset;
+        config.model.preset = preset.parse()?;
     }
     let speed = stratego_learner::bench::bench(&config, &args.device, args.seconds)?;
     let (actors, learner) = (speed.selfplay_plies_per_second, speed.learner_samples_per_second);

@@ -141,5 +141,6 @@ fn obs_prints_planes_and_refuses_bad_layouts() {
     assert!(full.status.success());
     assert!(stdout(&full).contains("start_square_"), "non-zero planes are listed");
     assert_one_line_error(&stratego(&["obs", &position, "--layout", "huge"]), "unknown observation layout");
-    assert_one_line_error(&stratego(&["obs", &position, "--plane", "58"]), "plane 58 does not exist");
+    let past = stratego_engine::Layout::Compact.channels().to_string();
+    assert_one_line_error(&stratego(&["obs", &position, "--plane", &past]), &format!("plane {past} does not exist"));
 }

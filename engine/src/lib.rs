@@ -43,7 +43,7 @@ pub use error::{Error, RulesError, SetupError};
 pub use error::Refusal;
 pub use game::StrategoGame;
 pub use history::HistoryFeatures;
-pub use obs::{observe, Encoder, Layout};
+pub use obs::{observe, Encoder, Layout, LayoutId, ParseLayoutIdError};
 pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};
 pub use position::{Board, Position};
 pub use record::GameRecord;

@@ -82,10 +82,7 @@ impl Layout {
     }
 
     pub fn from_name(name: &str) -> Result<Layout, Error> {
-        Layout::ALL
-            .into_iter()
-            .find(|l| l.name() == name)
-            .ok_or_else(|| Error::UnknownLayout(name.to_string()))
+        Layout::ALL.into_iter().find(|l| l.name() == name).ok_or_else(|| Error::UnknownLayout(name.to_string()))
     }
 
     /// Planes (channels) per observation, summed over the table.

@@ -45,9 +45,18 @@ fn identities_parse_back() {
     }
     let other: LayoutId = "compact-v12:0123abcd".parse().unwrap();
     assert_eq!((other.name.as_str(), other.version, other.hash.as_str()), ("compact", 12, "0123abcd"));
-    for bad in ["", "compact", "compact-v1", "compact:0123abcd", "-v1:0123abcd", "compact-v:0123abcd", "compact-vx:0123abcd",
-        "compact-v1:0123abc", "compact-v1:0123ABCD", "compact-v1:0123abcde"]
-    {
+    for bad in [
+        "",
+        "compact",
+        "compact-v1",
+        "compact:0123abcd",
+        "-v1:0123abcd",
+        "compact-v:0123abcd",
+        "compact-vx:0123abcd",
+        "compact-v1:0123abc",
+        "compact-v1:0123ABCD",
+        "compact-v1:0123abcde",
+    ] {
         assert_eq!(bad.parse::<LayoutId>(), Err(ParseLayoutIdError(bad.to_string())), "{bad}");
     }
     assert!(ParseLayoutIdError("x".into()).to_string().contains("NAME-vVERSION:HASH"));

@@ -159,6 +159,22 @@ impl Pentanomial {
     }
 }
 
+/// The 95 % normal interval of a score from its wins, draws and losses
+/// with each game taken as independent (scored 1, 1/2 or 0; the trinomial
+/// model, which ignores the pair correlation the pentanomial accounts for),
+/// within [0, 1]; `(0, 1)` without games. For curves logged as W/D/L.
+pub fn trinomial_score_interval(wins: u64, draws: u64, losses: u64) -> (f64, f64) {
+    let n = (wins + draws + losses) as f64;
+    if n == 0.0 {
+        return (0.0, 1.0);
+    }
+    let (w, d, l) = (wins as f64, draws as f64, losses as f64);
+    let mean = (w + 0.5 * d) / n;
+    let variance = (w * (1.0 - mean).powi(2) + d * (0.5 - mean).powi(2) + l * mean.powi(2)) / n;
+    let half = Z95 * (variance / n).sqrt();
+    ((mean - half).max(0.0), (mean + half).min(1.0))
+}
+
 /// A sequential probability ratio test on pentanomial pairs (see the module documentation).
 #[derive(Copy, Clone, PartialEq, Debug, Serialize, Deserialize)]
 pub struct Sprt {
@@ -343,6 +359,19 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) {
         assert!((a - b).abs() <= tol, "{a} vs {b}");
+    }
+
+    #[test]
+    fn trinomial_interval_is_the_normal_interval_of_the_game_scores() {
+        // 6 wins, 2 draws, 2 losses: mean 0.7, variance (6*0.09 + 2*0.04 + 2*0.49)/10 = 0.16.
+        let (lo, hi) = trinomial_score_interval(6, 2, 2);
+        let half = Z95 * (0.16f64 / 10.0).sqrt();
+        close(lo, 0.7 - half, 1e-12);
+        close(hi, 0.7 + half, 1e-12);
+        assert_eq!(trinomial_score_interval(5, 0, 0), (1.0, 1.0));
+        assert_eq!(trinomial_score_interval(0, 0, 0), (0.0, 1.0));
+        let (lo, _) = trinomial_score_interval(1, 0, 9);
+        assert_eq!(lo, 0.0, "clamped at 0");
     }
 
     /// 10 pairs: A scored 0 once, 1/2 twice, 1 three times, 3/2 twice and 2 twice.

@@ -6,16 +6,16 @@
 use std::time::{Duration, Instant};
 
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams};
+use burn::tensor::Tensor;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_engine::seed::stream_seed;
 use stratego_model::StrategoNet;
 
-use crate::config::{Resolved, TrainConfig};
-use crate::objective::objective;
+use crate::config::TrainConfig;
 use crate::samples::{encode, minibatches, select};
-use crate::train::start_selfplay;
-use crate::weights::clip_grad_norm;
+use crate::step::{optimizer, sgd_step};
+use crate::train::{selfplay_seed, start_selfplay};
 use crate::TrainError;
 
 /// What `bench` measured.
@@ -30,17 +30,18 @@ pub struct PipelineSpeed {
 }
 
 /// Runs self-play for `seconds`, then the learner over what it produced
-/// (every decision kept) for at most `seconds`.
+/// (every decision kept) for at most `seconds`, with the steps of the
+/// config's first iteration (its learning rate and magnet weight).
 pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<PipelineSpeed, TrainError> {
-    let Resolved { layout, model, .. } = config.resolve()?;
+    let (layout, model) = (config.game.layout, config.model.preset.model());
     let plain = stratego_model::device(device_name)?;
     let device = plain.clone().autodiff();
     device.seed(config.run.seed);
-    let mut net = StrategoNet::new(&model, layout.channels(), &device);
+    let mut net = StrategoNet::new(&model, layout, &device);
 
     // Self-play alone. The clock starts once the first game is in, so the
     // warm-up (games in flight from ply 0) does not count against it.
-    let (service, actors, games) = start_selfplay(config, net.valid(), 0, config.run.seed, &plain)?;
+    let (service, actors, games) = start_selfplay(config, net.valid(), 0, selfplay_seed(config.run.seed, 0), &plain)?;
     let first =
         games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
     let plies_at_start = actors.plies.load(std::sync::atomic::Ordering::Relaxed);
@@ -62,20 +63,29 @@ pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<Pi
     learner.keep_quantile = 0.0;
     learner.min_advantage = 0.0;
     let (samples, _) = select(&collected, &learner, 0, u64::MAX / 2);
-    let mut optimizer = AdamWConfig::new().init();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.run.seed);
+    let mut optimizer = optimizer(&learner);
+    let (lr, tau) = (learner.lr.at(0), learner.magnet.at(0) as f32);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", 0));
     let start = Instant::now();
     let mut learned = 0;
+    let mut sums: Option<Tensor<1>> = None;
     for minibatch in minibatches(&samples, learner.minibatch, &mut rng) {
         if start.elapsed().as_secs_f64() >= seconds {
             break;
         }
         let batch = encode(&collected, &minibatch, layout)?;
-        let o = objective(&net, &batch, layout.channels(), 0.05, &learner, &device);
-        let mut grads = GradientsParams::from_grads(o.total.backward(), &net);
-        clip_grad_norm(&net, &mut grads, learner.grad_clip);
-        net = optimizer.step(1e-4, net, grads);
+        let (stepped, step_sums) = sgd_step(net, &mut optimizer, &batch, tau, lr, &learner, &device);
+        net = stepped;
+        sums = Some(match sums {
+            Some(sums) => sums + step_sums,
+            None => step_sums,
+        });
         learned += batch.size;
+    }
+    // As in training, the diagnostics come back once: the clock stops when
+    // the device has done every step.
+    if let Some(sums) = sums {
+        let _ = sums.into_data();
     }
     let learner_seconds = start.elapsed().as_secs_f64().max(1e-9);
     Ok(PipelineSpeed {

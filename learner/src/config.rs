@@ -1,14 +1,126 @@
 //! The training configuration: every coefficient of the recipe, with the
 //! reference (Ataraxos) value as its default. A config file names only what
 //! it changes; unknown keys and invalid values are errors that name the key.
+//!
+//! Names become types as the file is read: the ruleset text a `Ruleset`,
+//! the layout a `Layout`, the setups, preset and device enums. A bad name
+//! is a deserialisation error, which toml reports with its key path.
 
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use stratego_engine::{Layout, Ruleset};
-use stratego_model::ModelConfig;
+use stratego_model::{ModelConfig, PRESETS};
 
 use crate::TrainError;
+
+/// The backend a run trains on (`stratego_model::device` of its name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceName {
+    /// The default CPU backend.
+    Cpu,
+    Flex,
+    Ndarray,
+    Wgpu,
+}
+
+impl DeviceName {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceName::Cpu => "cpu",
+            DeviceName::Flex => "flex",
+            DeviceName::Ndarray => "ndarray",
+            DeviceName::Wgpu => "wgpu",
+        }
+    }
+}
+
+/// Where the actors' setups come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Setups {
+    /// Uniform random setups.
+    Random,
+    /// The structured setups of the baseline players (Flag on the back row
+    /// behind Bombs, ...), which give the belief head something to learn
+    /// beyond the counting prior.
+    Handcrafted,
+}
+
+/// A network size of the model crate (`ModelConfig::preset`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    Tiny,
+    Small,
+    Ataraxos,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 3] = [Preset::Tiny, Preset::Small, Preset::Ataraxos];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Tiny => "tiny",
+            Preset::Small => "small",
+            Preset::Ataraxos => "ataraxos",
+        }
+    }
+
+    /// The network's sizes.
+    pub fn model(self) -> ModelConfig {
+        ModelConfig::preset(self.name()).expect("every preset is one of the model crate's")
+    }
+}
+
+impl fmt::Display for Preset {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Preset {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Preset, String> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| format!("unknown preset `{name}` (expected one of {})", PRESETS.join(", ")))
+    }
+}
+
+/// `game.rules` as the ruleset's canonical text, checked when read.
+mod rules_text {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(rules: &Ruleset, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&rules.canonical())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Ruleset, D::Error> {
+        let text = String::deserialize(d)?;
+        let rules: Ruleset = text.parse().map_err(serde::de::Error::custom)?;
+        rules.validate().map_err(serde::de::Error::custom)?;
+        Ok(rules)
+    }
+}
+
+/// `game.layout` by its name (`compact`, `full`).
+mod layout_name {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(layout: &Layout, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(layout.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Layout, D::Error> {
+        Layout::from_name(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -29,27 +141,27 @@ pub struct RunConfig {
     /// Learner iterations (policy versions) to reach; a resumed run stops there too.
     pub iterations: u64,
     /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
-    pub device: String,
+    pub device: DeviceName,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GameConfig {
-    /// The ruleset's canonical text (`stratego-rules-v1:...`).
-    pub rules: String,
+    /// The ruleset, written as its canonical text (`stratego-rules-v1:...`).
+    #[serde(with = "rules_text")]
+    pub rules: Ruleset,
     /// `compact` (58 planes) or `full` (488).
-    pub layout: String,
-    /// `random`: uniform setups; `handcrafted`: the structured setups of the
-    /// baseline players (Flag on the back row behind Bombs, ...), which give
-    /// the belief head something to learn beyond the counting prior.
-    pub setups: String,
+    #[serde(with = "layout_name")]
+    pub layout: Layout,
+    /// `random` or `handcrafted`.
+    pub setups: Setups,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelChoice {
     /// `tiny`, `small` or `ataraxos`.
-    pub preset: String,
+    pub preset: Preset,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -134,19 +246,19 @@ pub struct EvalConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: 1, iterations: 100, device: "cpu".into() }
+        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu }
     }
 }
 
 impl Default for GameConfig {
     fn default() -> Self {
-        GameConfig { rules: Ruleset::classic().canonical(), layout: "compact".into(), setups: "random".into() }
+        GameConfig { rules: Ruleset::classic(), layout: Layout::Compact, setups: Setups::Random }
     }
 }
 
 impl Default for ModelChoice {
     fn default() -> Self {
-        ModelChoice { preset: "small".into() }
+        ModelChoice { preset: Preset::Small }
     }
 }
 
@@ -199,15 +311,27 @@ impl Default for EvalConfig {
     }
 }
 
-/// What a config resolves to (parsed once, so the loop never re-parses).
-pub struct Resolved {
-    pub rules: Ruleset,
-    pub layout: Layout,
-    pub model: ModelConfig,
-}
-
 fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
     TrainError::Config(format!("`{key}`: {why}"))
+}
+
+/// A toml error on one line, naming the key: "`run.device`: unknown
+/// variant `tpu`, expected one of `cpu`, ... (line 2)".
+fn toml_error(text: &str, mut e: toml::de::Error) -> TrainError {
+    let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+    // Without its input, toml's error shows the key path instead of the
+    // source snippet ("<message>\nin `game.layout`").
+    e.set_input(None);
+    let shown = e.to_string();
+    let key = shown.lines().find_map(|l| l.strip_prefix("in `").and_then(|l| l.strip_suffix('`')));
+    let mut message = match key {
+        Some(key) => format!("`{key}`: {}", e.message()),
+        None => e.message().to_string(),
+    };
+    if let Some(line) = line {
+        message.push_str(&format!(" (line {line})"));
+    }
+    TrainError::Config(message)
 }
 
 impl TrainConfig {
@@ -224,8 +348,8 @@ impl TrainConfig {
 
     /// Parses and checks a config text.
     pub fn parse(text: &str) -> Result<TrainConfig, TrainError> {
-        let config: TrainConfig = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
-        config.resolve()?;
+        let config: TrainConfig = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        config.validate()?;
         Ok(config)
     }
 
@@ -233,18 +357,9 @@ impl TrainConfig {
         toml::to_string(self).expect("a config always serializes")
     }
 
-    /// Checks every value and resolves the names; errors name the key.
-    pub fn resolve(&self) -> Result<Resolved, TrainError> {
-        let rules: Ruleset = self.game.rules.parse().map_err(|e| invalid("game.rules", e))?;
-        rules.validate().map_err(|e| invalid("game.rules", e))?;
-        let layout = Layout::from_name(&self.game.layout).map_err(|e| invalid("game.layout", e))?;
-        if !matches!(self.game.setups.as_str(), "random" | "handcrafted") {
-            return Err(invalid("game.setups", format!("`{}` is not `random` or `handcrafted`", self.game.setups)));
-        }
-        let model = ModelConfig::preset(&self.model.preset).map_err(|e| invalid("model.preset", e))?;
-        if !matches!(self.run.device.as_str(), "cpu" | "flex" | "ndarray" | "wgpu") {
-            return Err(invalid("run.device", format!("`{}` is not cpu, flex, ndarray or wgpu", self.run.device)));
-        }
+    /// Checks the values the types do not (ranges, counts, the opponents);
+    /// errors name the key.
+    pub fn validate(&self) -> Result<(), TrainError> {
         let positive =
             |key: &str, value: usize| if value == 0 { Err(invalid(key, "must be at least 1")) } else { Ok(()) };
         positive("run.iterations", self.run.iterations as usize)?;
@@ -294,13 +409,15 @@ impl TrainConfig {
                 return Err(invalid(key, "needs finite c, k, floor, ceiling >= 0 with floor <= ceiling"));
             }
         }
+        // Built, not only parsed: a `net:` checkpoint that does not load is
+        // an error now, not at the first evaluation.
         for opponent in &self.eval.opponents {
-            crate::evaluate::players().parse(opponent).map_err(|e| invalid("eval.opponents", e))?;
+            crate::evaluate::players().factory(opponent).map_err(|e| invalid("eval.opponents", e))?;
         }
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
-        Ok(Resolved { rules, layout, model })
+        Ok(())
     }
 }
 
@@ -309,14 +426,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_the_reference_values_and_resolve() {
+    fn defaults_are_the_reference_values_and_validate() {
         let c = TrainConfig::default();
         assert_eq!((c.learner.td_lambda, c.learner.gae_lambda, c.learner.ppo_clip), (0.8, 0.5, 0.2));
         assert_eq!(c.learner.lr.at(0), 1e-4);
         assert!((c.learner.lr.at(100_000) - 5e-6).abs() < 1e-12);
         assert!((c.learner.magnet.at(42_399) - 0.05 / 42_400f64.powf(0.3)).abs() < 1e-12);
-        c.resolve().unwrap();
+        c.validate().unwrap();
         assert_eq!(TrainConfig::parse(&c.to_toml()).unwrap(), c);
+    }
+
+    #[test]
+    fn names_are_read_as_types_and_written_back_as_names() {
+        let text = "[run]\ndevice = \"ndarray\"\n[game]\nlayout = \"full\"\nsetups = \"handcrafted\"\n\
+                    rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=off,max-plies=300,max-battleless=100\"\n\
+                    [model]\npreset = \"tiny\"\n";
+        let c = TrainConfig::parse(text).unwrap();
+        assert_eq!(c.run.device, DeviceName::Ndarray);
+        assert_eq!((c.game.layout, c.game.setups, c.model.preset), (Layout::Full, Setups::Handcrafted, Preset::Tiny));
+        assert_eq!(c.game.rules, Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() });
+        assert_eq!(c.model.preset.model(), ModelConfig::preset("tiny").unwrap());
+        let written = c.to_toml();
+        assert!(written.contains("layout = \"full\"") && written.contains("device = \"ndarray\""), "{written}");
+        assert_eq!(TrainConfig::parse(&written).unwrap(), c);
+        // The presets are exactly the model crate's.
+        assert_eq!(Preset::ALL.map(Preset::name), PRESETS);
+        for preset in Preset::ALL {
+            assert_eq!(preset.name().parse::<Preset>().unwrap(), preset);
+        }
+        assert!("giant".parse::<Preset>().unwrap_err().contains("tiny, small, ataraxos"));
     }
 
     #[test]
@@ -325,6 +463,9 @@ mod tests {
             ("[learner]\ntd_lamda = 0.8\n", "td_lamda"),
             ("[learner]\ntd_lambda = 1.5\n", "learner.td_lambda"),
             ("[game]\nlayout = \"huge\"\n", "game.layout"),
+            ("[game]\nsetups = \"clever\"\n", "game.setups"),
+            ("[game]\nrules = \"stratego-rules-v1:pieces=mini\"\n", "game.rules"),
+            ("[run]\ndevice = \"tpu\"\n", "run.device"),
             ("[model]\npreset = \"giant\"\n", "model.preset"),
             ("[selfplay]\nactors = 0\n", "selfplay.actors"),
             ("[eval]\nopponents = [\"net:x.safetensors\"]\n", "eval.opponents"),
@@ -333,6 +474,10 @@ mod tests {
         ] {
             let e = TrainConfig::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "{text:?} gave {e}");
+            assert_eq!(e.lines().count(), 1, "one line: {e}");
         }
+        // A bad name says what it was and what would do.
+        let e = TrainConfig::parse("[game]\nlayout = \"huge\"\n").unwrap_err().to_string();
+        assert!(e.contains("`game.layout`") && e.contains("huge") && e.contains("line 2"), "{e}");
     }
 }

@@ -3,14 +3,25 @@
 //! GAE advantages with filtering), and manages the run directory.
 //!
 //! Read `train.rs` top to bottom for the algorithm; `objective.rs` holds the
-//! loss, `targets.rs` the returns and advantages.
+//! loss, `step.rs` one gradient step, `targets.rs` the returns and
+//! advantages, `diagnostics.rs` the table of everything an iteration logs.
+//!
+//! `ntuple/` is the other trainer's run: TD(lambda) self-play of the n-tuple
+//! tables (`stratego_baselines::ntuple`) on the same run-directory code
+//! (`stratego_runlog`), the same `[rules]` defaults (`rules_config.rs`) and
+//! the same curves (`curves.rs`).
 
 pub mod bench;
 pub mod config;
+pub mod curves;
+pub mod diagnostics;
 pub mod evaluate;
+pub mod ntuple;
 pub mod objective;
+pub mod rules_config;
 pub mod run;
 pub mod samples;
+pub mod step;
 pub mod targets;
 pub mod train;
 pub mod weights;

@@ -12,18 +12,23 @@
 //!   win/draw/loss targets;
 //! - `L_behaviour = KL(pi || pi_behaviour)` over legal actions;
 //! - `L_belief`: cross-entropy of the belief head on hidden opponent squares.
+//!
+//! The value and belief losses are the model crate's (`stratego_model::loss`).
 
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
 use stratego_engine::{Square, NUM_ACTIONS};
-use stratego_model::{belief_cross_entropy, NetOutput, StrategoNet};
+use stratego_model::{belief_fit, value_cross_entropy, StrategoNet};
 
 use crate::config::LearnerConfig;
+use crate::diagnostics::Term;
 use crate::samples::Batch;
 
-/// The loss terms of one minibatch, as scalar tensors (for the backward
-/// pass) and the diagnostics the run logs.
+/// The loss terms of one minibatch, as scalar (`[1]`) tensors: means over
+/// the minibatch, and three sums for the diagnostics.
 pub struct Objective {
+    /// The minibatch size the means are over.
+    pub size: usize,
     pub total: Tensor<1>,
     pub clip: Tensor<1>,
     pub magnet: Tensor<1>,
@@ -32,20 +37,45 @@ pub struct Objective {
     pub belief: Tensor<1>,
     pub entropy: Tensor<1>,
     pub clip_fraction: Tensor<1>,
-    /// `[B, 3]` value logits and `[B, 92, 12]` belief logits, for accuracies.
-    pub output: NetOutput,
+    /// Samples whose value head's most likely result was the actual one.
+    pub value_correct: Tensor<1>,
+    /// Over hidden opponent squares: correct most likely types, and the
+    /// summed log-probability of the true types.
+    pub belief_correct: Tensor<1>,
+    pub belief_log_likelihood: Tensor<1>,
+}
+
+impl Objective {
+    /// The minibatch's [`Term`]s stacked in `Term::ALL` order (means times
+    /// the minibatch size, so that they add up across minibatches), with
+    /// the gradient norm `grad_norm`; off the autodiff graph, on the device.
+    pub fn sums(&self, grad_norm: Tensor<1>) -> Tensor<1> {
+        let n = self.size as f32;
+        let terms = Term::ALL.map(|term| {
+            let t = match term {
+                Term::Total => self.total.clone().mul_scalar(n),
+                Term::Clip => self.clip.clone().mul_scalar(n),
+                Term::Magnet => self.magnet.clone().mul_scalar(n),
+                Term::Value => self.value.clone().mul_scalar(n),
+                Term::BehaviourKl => self.behaviour_kl.clone().mul_scalar(n),
+                Term::Belief => self.belief.clone().mul_scalar(n),
+                Term::Entropy => self.entropy.clone().mul_scalar(n),
+                Term::ClipFraction => self.clip_fraction.clone().mul_scalar(n),
+                Term::GradNorm => grad_norm.clone().inner().mul_scalar(n),
+                Term::ValueCorrect => self.value_correct.clone(),
+                Term::BeliefCorrect => self.belief_correct.clone(),
+                Term::BeliefLogLikelihood => self.belief_log_likelihood.clone(),
+            };
+            t.inner()
+        });
+        Tensor::cat(terms.to_vec(), 0)
+    }
 }
 
 /// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
-pub fn objective(
-    net: &StrategoNet,
-    batch: &Batch,
-    channels: usize,
-    tau: f32,
-    c: &LearnerConfig,
-    device: &Device,
-) -> Objective {
+pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Objective {
     let b = batch.size;
+    let channels = batch.planes.len() / (b * Square::COUNT).max(1);
     let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
     let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);
     let legal = Tensor::<2, Bool>::from_data(TensorData::new(batch.legal.clone(), [b, NUM_ACTIONS]), device);
@@ -78,16 +108,185 @@ pub fn objective(
     let entropy = (pi * log_pi).sum_dim(1).mean().neg();
 
     // L_value: cross-entropy against the TD(lambda) targets.
-    let value_targets = floats2(&batch.value_targets, 3);
-    let value = (log_softmax(output.value_logits.clone(), 1) * value_targets).sum_dim(1).mean().neg();
+    let value = value_cross_entropy(&output, floats2(&batch.value_targets, 3));
+    let results: Vec<i64> = batch.results.iter().map(|&r| r as i64).collect();
+    let results = Tensor::<1, Int>::from_data(TensorData::new(results, [b]), device);
+    let value_correct = output.value_logits.clone().argmax(1).reshape([b]).equal(results).float().sum();
 
-    // L_belief
-    let belief = belief_cross_entropy(&output, &batch.belief_targets);
+    // L_belief: the mean over hidden squares of -log p(true type).
+    let fit = belief_fit(&output, &batch.belief_targets);
+    let hidden = fit.mask.clone().sum();
+    let belief_log_likelihood = fit.log_likelihood.sum();
+    let belief = belief_log_likelihood.clone().neg() / hidden.clamp_min(1.0);
+    let [_, squares, _] = output.belief_logits.dims();
+    let guess = output.belief_logits.argmax(2).reshape([b, squares]);
+    let belief_correct = (guess.equal(fit.types).float() * fit.mask).sum();
 
     let total = clip.clone()
         + magnet.clone().mul_scalar(tau)
         + value.clone().mul_scalar(c.value_weight)
         + behaviour_kl.clone().mul_scalar(c.behaviour_kl)
         + belief.clone().mul_scalar(c.belief_weight);
-    Objective { total, clip, magnet, value, behaviour_kl, belief, entropy, clip_fraction, output }
+    Objective {
+        size: b,
+        total,
+        clip,
+        magnet,
+        value,
+        behaviour_kl,
+        belief,
+        entropy,
+        clip_fraction,
+        value_correct,
+        belief_correct,
+        belief_log_likelihood,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stratego_engine::{Layout, Ruleset, VecEnv};
+    use stratego_model::{infer, Device, ModelConfig, StrategoNet};
+
+    use super::*;
+
+    const GAMES: usize = 4;
+    const ADVANTAGES: [f32; GAMES] = [0.5, -0.25, 1.0, -0.1];
+
+    /// A tiny network, four fresh games as a minibatch whose behaviour
+    /// policy is the network's own (ratio 1), and the network's inference.
+    fn fixture() -> (StrategoNet, Batch, stratego_model::Inference, Device) {
+        let device = stratego_model::device("cpu").unwrap();
+        let net = StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), Layout::Compact, &device);
+        let env = VecEnv::new(Ruleset::classic(), GAMES, 21).unwrap();
+        let mut batch = Batch { size: GAMES, ..Batch::default() };
+        batch.planes = vec![0.0; GAMES * Layout::Compact.size()];
+        batch.legal = vec![false; GAMES * NUM_ACTIONS];
+        batch.belief_targets = vec![0; GAMES * Square::COUNT];
+        env.observe(Layout::Compact, &mut batch.planes).unwrap();
+        env.legal_mask(&mut batch.legal).unwrap();
+        env.belief_targets(&mut batch.belief_targets).unwrap();
+        let inference = infer(&net, Layout::Compact, &batch.planes, &batch.legal, &device).unwrap();
+        for g in 0..GAMES {
+            let probs = inference.policy_of(g);
+            let legal = &batch.legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS];
+            let n = legal.iter().filter(|&&l| l).count() as f32;
+            let action = (0..NUM_ACTIONS).filter(|&a| legal[a]).nth(g).unwrap();
+            batch.actions.push(action as i64);
+            batch.behaviour_log_prob.push(probs[action].ln());
+            for a in 0..NUM_ACTIONS {
+                batch.behaviour_log.push(if legal[a] { probs[a].ln() } else { 0.0 });
+                batch.magnet_log.push(if legal[a] { -n.ln() } else { 0.0 });
+            }
+            let result = [2u8, 0, 1, 2][g];
+            batch.results.push(result);
+            let mut target = [0.0; 3];
+            target[result as usize] = 1.0;
+            batch.value_targets.extend_from_slice(&target);
+        }
+        batch.advantages = ADVANTAGES.to_vec();
+        (net, batch, inference, device)
+    }
+
+    fn scalar(t: &Tensor<1>) -> f32 {
+        t.clone().into_scalar::<f32>()
+    }
+
+    fn mean(v: impl IntoIterator<Item = f32>) -> f32 {
+        let v: Vec<f32> = v.into_iter().collect();
+        v.iter().sum::<f32>() / v.len() as f32
+    }
+
+    #[test]
+    fn at_ratio_one_the_surrogate_is_the_mean_advantage_and_the_kl_is_zero() {
+        let (net, batch, _, device) = fixture();
+        let o = objective(&net, &batch, 0.05, &LearnerConfig::default(), &device);
+        let expected = -mean(ADVANTAGES);
+        assert!((scalar(&o.clip) - expected).abs() < 1e-5, "{} vs {expected}", scalar(&o.clip));
+        assert_eq!(scalar(&o.clip_fraction), 0.0);
+        assert!(scalar(&o.behaviour_kl).abs() < 1e-5, "{}", scalar(&o.behaviour_kl));
+    }
+
+    #[test]
+    fn clipping_engages_past_epsilon() {
+        let (net, mut batch, _, device) = fixture();
+        let c = LearnerConfig::default();
+        let clip_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device).clip);
+        let fraction_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device).clip_fraction);
+        let at_ratio_one = batch.behaviour_log_prob.clone();
+        // Ratio 1.5: gains are capped at 1 + eps, losses are not.
+        batch.behaviour_log_prob = at_ratio_one.iter().map(|l| l - 1.5f32.ln()).collect();
+        let expected = -mean(ADVANTAGES.map(|a| if a > 0.0 { (1.0 + c.ppo_clip) * a } else { 1.5 * a }));
+        assert!((clip_of(&batch) - expected).abs() < 1e-4, "{} vs {expected}", clip_of(&batch));
+        assert_eq!(fraction_of(&batch), 1.0);
+        // Ratio 0.5: losses are floored at 1 - eps, gains are not.
+        batch.behaviour_log_prob = at_ratio_one.iter().map(|l| l + 2f32.ln()).collect();
+        let expected = -mean(ADVANTAGES.map(|a| if a > 0.0 { 0.5 * a } else { (1.0 - c.ppo_clip) * a }));
+        assert!((clip_of(&batch) - expected).abs() < 1e-4, "{} vs {expected}", clip_of(&batch));
+        assert_eq!(fraction_of(&batch), 1.0);
+        // Inside 1 +- eps nothing is clipped: ratio 1.1.
+        batch.behaviour_log_prob = at_ratio_one.iter().map(|l| l - 1.1f32.ln()).collect();
+        assert!((clip_of(&batch) + 1.1 * mean(ADVANTAGES)).abs() < 1e-4);
+        assert_eq!(fraction_of(&batch), 0.0);
+    }
+
+    #[test]
+    fn the_total_weighs_the_terms_and_the_magnet_kl_is_log_n_minus_entropy() {
+        let (net, batch, _, device) = fixture();
+        let c = LearnerConfig { value_weight: 0.7, behaviour_kl: 0.3, belief_weight: 2.0, ..LearnerConfig::default() };
+        let tau = 0.05;
+        let o = objective(&net, &batch, tau, &c, &device);
+        let expected = scalar(&o.clip)
+            + tau * scalar(&o.magnet)
+            + 0.7 * scalar(&o.value)
+            + 0.3 * scalar(&o.behaviour_kl)
+            + 2.0 * scalar(&o.belief);
+        assert!((scalar(&o.total) - expected).abs() < 1e-5);
+        // KL(pi || uniform over n legal actions) = ln n - H(pi).
+        let log_n = mean(batch.legal.chunks(NUM_ACTIONS).map(|row| (row.iter().filter(|&&l| l).count() as f32).ln()));
+        assert!((scalar(&o.magnet) - (log_n - scalar(&o.entropy))).abs() < 1e-4);
+        assert!(scalar(&o.entropy) > 0.0 && scalar(&o.magnet) >= -1e-6);
+    }
+
+    /// The device sums agree with the same figures computed on the host
+    /// from the network's probabilities (as the learner once did).
+    #[test]
+    fn the_stacked_sums_are_the_terms_and_the_accuracies() {
+        let (net, batch, inference, device) = fixture();
+        let o = objective(&net, &batch, 0.05, &LearnerConfig::default(), &device);
+        let norm = Tensor::<1>::from_floats([3.0], &device);
+        let sums = o.sums(norm).into_data().try_to_vec::<f32>().unwrap();
+        assert_eq!(sums.len(), Term::COUNT);
+        let n = GAMES as f32;
+        assert!((sums[Term::Clip.index()] - n * scalar(&o.clip)).abs() < 1e-5);
+        assert!((sums[Term::Belief.index()] - n * scalar(&o.belief)).abs() < 1e-4);
+        assert_eq!(sums[Term::GradNorm.index()], 3.0 * n);
+
+        let mut value_correct = 0.0;
+        for g in 0..GAMES {
+            let v = &inference.outcome[g * 3..g * 3 + 3];
+            let guess = (0..3).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap();
+            value_correct += f32::from(guess == batch.results[g] as usize);
+        }
+        assert_eq!(sums[Term::ValueCorrect.index()], value_correct);
+        let (mut correct, mut log_likelihood, mut hidden) = (0.0f32, 0.0f32, 0.0f32);
+        for g in 0..GAMES {
+            for cell in 0..Square::COUNT {
+                let target = batch.belief_targets[g * Square::COUNT + cell];
+                if target < 0 {
+                    continue;
+                }
+                let p = &inference.belief[(g * Square::COUNT + cell) * 12..][..12];
+                let guess = (0..12).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
+                correct += f32::from(guess == target as usize);
+                log_likelihood += p[target as usize].ln();
+                hidden += 1.0;
+            }
+        }
+        assert!(hidden > 0.0);
+        assert_eq!(sums[Term::BeliefCorrect.index()], correct);
+        let ll = sums[Term::BeliefLogLikelihood.index()];
+        assert!((ll - log_likelihood).abs() < 1e-3 * hidden, "{ll} vs {log_likelihood}");
+        assert!((scalar(&o.belief) + log_likelihood / hidden).abs() < 1e-3);
+    }
 }

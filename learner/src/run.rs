@@ -39,42 +39,43 @@ pub struct Counters {
     pub seconds: f64,
 }
 
+/// The network trainer's run directory: the shared run directory
+/// (`stratego_runlog::RunDir`: created once, resolved config, resume) with
+/// the network's checkpoints under `checkpoints/`.
 pub struct RunDir {
-    root: PathBuf,
+    dir: stratego_runlog::RunDir,
 }
 
 fn run_error(path: &Path, why: impl std::fmt::Display) -> TrainError {
     TrainError::Run(format!("{}: {why}", path.display()))
 }
 
+fn dir_error(e: stratego_runlog::RunLogError) -> TrainError {
+    TrainError::Run(e.to_string())
+}
+
 impl RunDir {
     /// A new run directory holding `config`. An existing non-empty directory
     /// is refused: it may hold another run (use `--resume` to continue it).
     pub fn create(root: &Path, config: &TrainConfig) -> Result<RunDir, TrainError> {
-        if root.exists() && std::fs::read_dir(root).map_err(|e| run_error(root, e))?.next().is_some() {
-            return Err(run_error(root, "already exists and is not empty (use --resume to continue that run)"));
-        }
+        let dir = stratego_runlog::RunDir::create(root, &config.to_toml()).map_err(dir_error)?;
         std::fs::create_dir_all(root.join("checkpoints")).map_err(|e| run_error(root, e))?;
-        atomic_write(&root.join("config.toml"), config.to_toml().as_bytes())?;
-        Ok(RunDir { root: root.to_path_buf() })
+        Ok(RunDir { dir })
     }
 
     /// An existing run directory and the config it was started with.
     pub fn open(root: &Path) -> Result<(RunDir, TrainConfig), TrainError> {
-        let path = root.join("config.toml");
-        if !path.exists() {
-            return Err(run_error(root, "is not a run directory (no config.toml)"));
-        }
-        let config = TrainConfig::load(&path)?;
-        Ok((RunDir { root: root.to_path_buf() }, config))
+        let dir = stratego_runlog::RunDir::open(root).map_err(dir_error)?;
+        let config = TrainConfig::load(&dir.config_path())?;
+        Ok((RunDir { dir }, config))
     }
 
     pub fn root(&self) -> &Path {
-        &self.root
+        self.dir.root()
     }
 
     fn checkpoints(&self) -> PathBuf {
-        self.root.join("checkpoints")
+        self.root().join("checkpoints")
     }
 
     /// Complete checkpoints, oldest first.
@@ -169,7 +170,7 @@ pub fn restore(
     let counters: Counters = std::fs::read_to_string(dir.join("counters.json"))
         .map_err(|e| run_error(dir, format!("counters.json: {e}")))
         .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))?;
-    let mut net = StrategoNet::new(&meta.config, meta.layout.channels(), train_device);
+    let mut net = StrategoNet::new(&meta.config, meta.layout, train_device);
     let mut store = BurnpackStore::from_file(dir.join("trainer.bpk"));
     let applied = net.load_from(&mut store).map_err(|e| run_error(dir, format!("trainer.bpk: {e}")))?;
     if !applied.errors.is_empty() || !applied.missing.is_empty() {

@@ -11,7 +11,7 @@ use stratego_engine::{
 use stratego_selfplay::GameTrajectory;
 
 use crate::config::LearnerConfig;
-use crate::targets::{keep_threshold, player_targets, result_for};
+use crate::targets::{keep_threshold, player_targets, result_for, result_index};
 use crate::TrainError;
 
 /// One decision chosen for training.
@@ -21,7 +21,7 @@ pub struct Sample {
     pub ply: usize,
     pub value_target: [f32; 3],
     pub advantage: f32,
-    /// The final result for the acting player (0 loss, 1 draw, 2 win).
+    /// The final result for the acting player (`LOSS`, `DRAW` or `WIN`).
     pub result: u8,
 }
 
@@ -51,7 +51,7 @@ pub fn select(
             let values: Vec<[f32; 3]> = plies.iter().map(|&p| game.decisions[p].value).collect();
             let z = result_for(&game.outcome, player);
             let targets = player_targets(&values, z, config.td_lambda, config.gae_lambda);
-            let result = z.iter().position(|&x| x == 1.0).unwrap_or(1) as u8;
+            let result = result_index(&game.outcome, player) as u8;
             for (i, &ply) in plies.iter().enumerate() {
                 selection.decisions += 1;
                 if game.decisions[ply].version + max_staleness < version {
@@ -215,4 +215,155 @@ pub fn minibatches(samples: &[Sample], size: usize, rng: &mut impl Rng) -> Vec<V
     let mut shuffled = samples.to_vec();
     shuffled.shuffle(rng);
     shuffled.chunks(size).filter(|c| c.len() >= 2).map(|c| c.to_vec()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use stratego_engine::{observe, GameRecord, Move, PieceSet, Ruleset, Setup, BELIEF_IGNORE};
+    use stratego_model::{DRAW, LOSS, WIN};
+    use stratego_selfplay::Decision;
+
+    use super::*;
+
+    /// A game of uniformly random moves (to the ply cap or an end), with
+    /// the behaviour policy uniform, predicted values varying by ply and
+    /// the policy version `version(ply)`.
+    fn game(seed: u64, version: impl Fn(usize) -> u64) -> GameTrajectory {
+        let rules = Ruleset { max_plies: 40, ..Ruleset::classic() };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (red, blue) = (Setup::random(PieceSet::Classic, &mut rng), Setup::random(PieceSet::Classic, &mut rng));
+        let mut state = State::from_setups(rules, &red, &blue).unwrap();
+        let (mut moves, mut decisions) = (Vec::new(), Vec::new());
+        while !state.is_terminal() {
+            let legal = state.legal_actions();
+            let action = legal[rng.random_range(0..legal.len())];
+            let ply = decisions.len();
+            let w = (ply % 5) as f32 / 10.0;
+            decisions.push(Decision {
+                player: state.to_move(),
+                version: version(ply),
+                action,
+                behaviour: vec![1.0 / legal.len() as f32; legal.len()],
+                legal,
+                value: [0.3, 0.7 - w, w],
+            });
+            moves.push(Move::from_action(action, state.to_move()).unwrap());
+            state.apply_action(action).unwrap();
+        }
+        let outcome = state.outcome().unwrap();
+        let record = GameRecord { rules, red, blue, moves, result: Some(outcome) };
+        GameTrajectory { record, outcome, decisions }
+    }
+
+    fn state_at(game: &GameTrajectory, ply: usize) -> State {
+        let r = &game.record;
+        let mut state = State::from_setups(r.rules, &r.red, &r.blue).unwrap();
+        for &mv in &r.moves[..ply] {
+            state.apply_move(mv).unwrap();
+        }
+        state
+    }
+
+    fn sample(game: usize, ply: usize, result: u8) -> Sample {
+        Sample { game, ply, value_target: [0.1, 0.2, 0.7], advantage: ply as f32 / 100.0, result }
+    }
+
+    #[test]
+    fn encode_rebuilds_every_sample_from_its_record() {
+        let games = vec![game(1, |_| 0), game(2, |_| 0)];
+        // Out of order and across games: encoding groups by game and puts
+        // every sample back in its slot.
+        let samples = vec![sample(1, 5, WIN as u8), sample(0, 3, LOSS as u8), sample(1, 0, DRAW as u8), sample(0, 17, 2)];
+        for layout in Layout::ALL {
+            let batch = encode(&games, &samples, layout).unwrap();
+            assert_eq!(batch.size, samples.len());
+            let mut hidden = 0;
+            for (i, s) in samples.iter().enumerate() {
+                let (g, state) = (&games[s.game], state_at(&games[s.game], s.ply));
+                let planes = &batch.planes[i * layout.size()..(i + 1) * layout.size()];
+                assert!(planes == observe(&state, layout).as_slice(), "{layout} planes of sample {i}");
+                let legal = state.legal_actions();
+                let mask = &batch.legal[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+                assert_eq!((0..NUM_ACTIONS).filter(|&a| mask[a]).map(|a| a as u16).collect::<Vec<_>>(), legal);
+                let uniform = -(legal.len() as f32).ln();
+                for (a, &is_legal) in mask.iter().enumerate() {
+                    let expected = if is_legal { uniform } else { 0.0 };
+                    assert!((batch.behaviour_log[i * NUM_ACTIONS + a] - expected).abs() < 1e-5);
+                    assert_eq!(batch.magnet_log[i * NUM_ACTIONS + a], expected);
+                }
+                assert_eq!(batch.actions[i], g.decisions[s.ply].action as i64);
+                assert!((batch.behaviour_log_prob[i] - uniform).abs() < 1e-5);
+                assert_eq!(&batch.value_targets[i * 3..i * 3 + 3], &s.value_target);
+                assert_eq!((batch.advantages[i], batch.results[i]), (s.advantage, s.result));
+                let mut belief = [0i32; Square::COUNT];
+                write_belief_targets(&state, &mut belief);
+                assert_eq!(&batch.belief_targets[i * Square::COUNT..(i + 1) * Square::COUNT], &belief);
+                hidden += belief.iter().filter(|&&t| t != BELIEF_IGNORE).count() as u64;
+            }
+            assert_eq!(batch.hidden_squares, hidden);
+            assert!(batch.prior_log_likelihood < 0.0 && batch.prior_correct <= hidden);
+        }
+    }
+
+    #[test]
+    fn a_ply_the_game_does_not_have_is_an_error() {
+        let games = vec![game(3, |_| 0)];
+        let past = games[0].record.moves.len();
+        assert!(matches!(encode(&games, &[sample(0, past, 1)], Layout::Compact), Err(TrainError::Data(_))));
+    }
+
+    #[test]
+    fn select_drops_stale_decisions_then_small_advantages() {
+        // Versions 0 for the first ten plies, 5 after.
+        let games = vec![game(4, |ply| if ply < 10 { 0 } else { 5 }), game(5, |_| 5)];
+        let config = LearnerConfig { keep_quantile: 0.5, min_advantage: 0.0, ..LearnerConfig::default() };
+        let (samples, selection) = select(&games, &config, 6, 2);
+        let decisions: usize = games.iter().map(|g| g.decisions.len()).sum();
+        assert_eq!(selection.decisions, decisions);
+        assert_eq!(selection.stale, 10);
+        assert_eq!(selection.kept, samples.len());
+        assert!(selection.kept >= (decisions - 10) / 2 && selection.kept < decisions - 10);
+        for s in &samples {
+            let game = &games[s.game];
+            let decision = &game.decisions[s.ply];
+            assert_eq!(decision.version, 5);
+            assert!(s.advantage.abs() >= selection.threshold);
+            // The targets are the acting player's own trajectory's.
+            let plies: Vec<usize> = game.plies_of(decision.player).collect();
+            let values: Vec<[f32; 3]> = plies.iter().map(|&p| game.decisions[p].value).collect();
+            let z = result_for(&game.outcome, decision.player);
+            let t = player_targets(&values, z, config.td_lambda, config.gae_lambda);
+            let i = plies.iter().position(|&p| p == s.ply).unwrap();
+            assert_eq!((s.value_target, s.advantage), (t.value[i], t.advantage[i]));
+            assert_eq!(s.result as usize, result_index(&game.outcome, decision.player));
+        }
+        // Nothing is stale at version 2 (0 + 2 >= 2), and quantile 0 keeps all.
+        let keep_all = LearnerConfig { keep_quantile: 0.0, ..config };
+        let (all, selection) = select(&games, &keep_all, 2, 2);
+        assert_eq!((selection.stale, all.len()), (0, decisions));
+    }
+
+    #[test]
+    fn minibatches_are_a_shuffled_partition_without_singletons() {
+        let samples: Vec<Sample> = (0..9).map(|p| sample(0, p, 1)).collect();
+        let order = |seed| {
+            let batches = minibatches(&samples, 4, &mut Xoshiro256PlusPlus::seed_from_u64(seed));
+            batches.iter().map(|b| b.iter().map(|s| s.ply).collect::<Vec<_>>()).collect::<Vec<_>>()
+        };
+        let batches = order(1);
+        // 9 = 4 + 4 + 1: the last sample alone is dropped.
+        assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4]);
+        let mut seen: Vec<usize> = batches.concat();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), 8);
+        assert_eq!(order(1), batches);
+        assert_ne!(order(2), batches);
+        let ten: Vec<Sample> = (0..10).map(|p| sample(0, p, 1)).collect();
+        let sizes: Vec<usize> =
+            minibatches(&ten, 4, &mut Xoshiro256PlusPlus::seed_from_u64(3)).iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![4, 4, 2]);
+    }
 }

@@ -11,6 +11,7 @@
 //! - advantages are GAE(lambda) on the scalar `v = P(win) - P(loss)`.
 
 use stratego_engine::{Color, Outcome};
+use stratego_model::{DRAW, LOSS, WIN};
 
 /// One player's targets at each of its decisions.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,17 +20,25 @@ pub struct PlayerTargets {
     pub advantage: Vec<f32>,
 }
 
-/// The one-hot (loss, draw, win) result for `player`.
-pub fn result_for(outcome: &Outcome, player: Color) -> [f32; 3] {
+/// The index (`LOSS`, `DRAW` or `WIN`, the value head's order) of the
+/// result for `player`.
+pub fn result_index(outcome: &Outcome, player: Color) -> usize {
     match outcome.winner {
-        None => [0.0, 1.0, 0.0],
-        Some(w) if w == player => [0.0, 0.0, 1.0],
-        Some(_) => [1.0, 0.0, 0.0],
+        None => DRAW,
+        Some(w) if w == player => WIN,
+        Some(_) => LOSS,
     }
 }
 
+/// The one-hot (loss, draw, win) result for `player`.
+pub fn result_for(outcome: &Outcome, player: Color) -> [f32; 3] {
+    let mut z = [0.0; 3];
+    z[result_index(outcome, player)] = 1.0;
+    z
+}
+
 fn scalar(v: &[f32; 3]) -> f32 {
-    v[2] - v[0]
+    v[WIN] - v[LOSS]
 }
 
 /// TD(lambda) value targets and GAE(lambda) advantages of one player's
@@ -67,7 +76,7 @@ pub fn keep_threshold(advantages: &[f32], quantile: f32, minimum: f32) -> f32 {
 mod tests {
     use super::*;
 
-    const WIN: [f32; 3] = [0.0, 0.0, 1.0];
+    const WON: [f32; 3] = [0.0, 0.0, 1.0];
 
     fn close(a: f32, b: f32) -> bool {
         (a - b).abs() < 1e-6
@@ -76,15 +85,15 @@ mod tests {
     #[test]
     fn lambda_one_gives_the_result_and_lambda_zero_the_next_value() {
         let values = [[0.2, 0.5, 0.3], [0.1, 0.6, 0.3], [0.3, 0.3, 0.4]];
-        let mc = player_targets(&values, WIN, 1.0, 1.0);
+        let mc = player_targets(&values, WON, 1.0, 1.0);
         for v in &mc.value {
-            assert!(v.iter().zip(WIN).all(|(a, b)| close(*a, b)), "{v:?}");
+            assert!(v.iter().zip(WON).all(|(a, b)| close(*a, b)), "{v:?}");
         }
         // GAE(1) = z - V_i on the scalar.
         assert!(close(mc.advantage[0], 1.0 - 0.1));
-        let td0 = player_targets(&values, WIN, 0.0, 0.0);
+        let td0 = player_targets(&values, WON, 0.0, 0.0);
         assert_eq!(td0.value[0], values[1]);
-        assert_eq!(td0.value[2], WIN);
+        assert_eq!(td0.value[2], WON);
         assert!(close(td0.advantage[1], (0.4 - 0.3) - (0.3 - 0.1)));
     }
 
@@ -114,7 +123,11 @@ mod tests {
     #[test]
     fn results_are_per_player() {
         let outcome = Outcome { winner: Some(Color::Blue), reason: stratego_engine::EndReason::FlagCaptured };
-        assert_eq!(result_for(&outcome, Color::Blue), WIN);
+        assert_eq!(result_for(&outcome, Color::Blue), WON);
         assert_eq!(result_for(&outcome, Color::Red), [1.0, 0.0, 0.0]);
+        assert_eq!((result_index(&outcome, Color::Blue), result_index(&outcome, Color::Red)), (WIN, LOSS));
+        let drawn = Outcome { winner: None, reason: stratego_engine::EndReason::PlyCap };
+        assert_eq!(result_for(&drawn, Color::Red), [0.0, 1.0, 0.0]);
+        assert_eq!(result_index(&drawn, Color::Blue), DRAW);
     }
 }

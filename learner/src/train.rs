@@ -4,36 +4,43 @@
 //!    and stream finished games;
 //! 2. per player, TD(lambda) value targets and GAE advantages; stale and
 //!    low-|advantage| decisions are dropped;
-//! 3. one pass of minibatch SGD on the objective (`objective.rs`) with
-//!    AdamW, a global gradient-norm clip and the scheduled learning rate and
-//!    magnet weight;
+//! 3. `epochs` passes of minibatch SGD (`step.rs`) on the objective
+//!    (`objective.rs`) with AdamW, a global gradient-norm clip and the
+//!    scheduled learning rate and magnet weight; the diagnostics of every
+//!    minibatch are summed on the device;
 //! 4. the average of the weights is updated, the new weights go to the
-//!    actors (the next policy version), and the iteration is logged;
+//!    actors (the next policy version), and the iteration's diagnostics
+//!    (`diagnostics.rs`), read back once, are logged;
 //! 5. every K iterations: a checkpoint (raw, average, optimizer, counters)
 //!    and an evaluation against the baseline players.
+//!
+//! Every generator is seeded by `stream_seed(run.seed, <stream>, <index>)`:
+//! the actors of a start at iteration t (stream `selfplay`), the minibatch
+//! order of iteration t (`minibatches`), the evaluation at step t (`eval`).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams};
-use burn::tensor::TensorData;
+use burn::tensor::Tensor;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_players::SetupPolicy;
-use stratego_engine::{EndReason, PieceSet, Setup, SetupSource};
+use stratego_engine::seed::stream_seed;
+use stratego_engine::{PieceSet, Setup, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
+use stratego_players::SetupPolicy;
 use stratego_runlog::{MetricsLog, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
-use crate::config::{Resolved, TrainConfig};
+use crate::config::{Setups, TrainConfig};
+use crate::diagnostics::{self, Iteration, Term, EVAL_SCORE_PREFIX};
 use crate::evaluate::evaluate;
-use crate::objective::objective;
 use crate::run::{restore, Counters, RunDir};
-use crate::samples::{encode, minibatches, select, Batch};
-use crate::weights::{clip_grad_norm, update_average};
+use crate::samples::{encode, minibatches, select};
+use crate::step::{optimizer, sgd_step};
+use crate::weights::update_average;
 use crate::TrainError;
 
 /// How a run is started.
@@ -62,10 +69,17 @@ impl SetupSource for HandcraftedSetups {
 }
 
 pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn SetupSource> {
-    match config.game.setups.as_str() {
-        "handcrafted" => Box::new(HandcraftedSetups(set)),
-        _ => Box::new(stratego_engine::RandomSetups(set)),
+    match config.game.setups {
+        Setups::Handcrafted => Box::new(HandcraftedSetups(set)),
+        Setups::Random => Box::new(stratego_engine::RandomSetups(set)),
     }
+}
+
+/// The seed of the actors that a run seeded `run_seed` starts at
+/// `iteration` (0, or the iteration a resume continues from). A named
+/// stream: a resumed run's games are not a shifted copy of the first run's.
+pub(crate) fn selfplay_seed(run_seed: u64, iteration: u64) -> u64 {
+    stream_seed(run_seed, "selfplay", iteration)
 }
 
 /// Starts the inference service (with `net` as policy `version`) and the
@@ -78,7 +92,7 @@ pub(crate) fn start_selfplay(
     seed: u64,
     device: &Device,
 ) -> Result<(InferenceService, Actors, Receiver<GameTrajectory>), TrainError> {
-    let Resolved { rules, layout, .. } = config.resolve()?;
+    let (rules, layout) = (config.game.rules, config.game.layout);
     let s = &config.selfplay;
     let service = InferenceService::start(net, version, layout, device.clone(), s.max_inference_batch);
     let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
@@ -94,106 +108,34 @@ pub(crate) fn start_selfplay(
     Ok((service, actors, games))
 }
 
-/// Games received in one iteration, and what they say.
-#[derive(Default)]
-struct Collected {
-    games: Vec<GameTrajectory>,
-    decisions: usize,
-    plies: u64,
-    reasons: [u64; 5],
-}
-
-fn reason_index(reason: EndReason) -> usize {
-    match reason {
-        EndReason::FlagCaptured => 0,
-        EndReason::NoLegalMove => 1,
-        EndReason::NeitherCanMove => 2,
-        EndReason::PlyCap => 3,
-        EndReason::BattlelessCap => 4,
-    }
-}
-
-const REASON_TAGS: [&str; 5] =
-    ["games/end_flag", "games/end_no_move", "games/end_neither_moves", "games/end_ply_cap", "games/end_battleless_cap"];
-
-/// Receives games until they hold `wanted` decisions of recent enough policies.
+/// Receives games until they hold `wanted` decisions of recent enough
+/// policies. An actor that ends (an error or a panic) stops it at once;
+/// `Actors::stop` then says why.
 fn collect(
     games: &Receiver<GameTrajectory>,
+    actors: &Actors,
     wanted: usize,
     version: u64,
     max_staleness: u64,
-) -> Result<Collected, TrainError> {
-    let mut got = Collected::default();
-    while got.decisions < wanted {
-        let game = match games.recv_timeout(Duration::from_secs(600)) {
+) -> Result<Vec<GameTrajectory>, TrainError> {
+    let mut got = Vec::new();
+    let mut decisions = 0;
+    let mut waiting = Instant::now();
+    while decisions < wanted {
+        if actors.any_ended() {
+            return Err(TrainError::Data("an actor stopped".into()));
+        }
+        let game = match games.recv_timeout(Duration::from_millis(500)) {
             Ok(game) => game,
+            Err(RecvTimeoutError::Timeout) if waiting.elapsed() < Duration::from_secs(600) => continue,
             Err(RecvTimeoutError::Timeout) => return Err(TrainError::Data("no game finished in 10 minutes".into())),
             Err(RecvTimeoutError::Disconnected) => return Err(TrainError::Data("every actor stopped".into())),
         };
-        got.decisions += game.decisions.iter().filter(|d| d.version + max_staleness >= version).count();
-        got.plies += game.plies() as u64;
-        got.reasons[reason_index(game.outcome.reason)] += 1;
-        got.games.push(game);
+        waiting = Instant::now();
+        decisions += game.decisions.iter().filter(|d| d.version + max_staleness >= version).count();
+        got.push(game);
     }
     Ok(got)
-}
-
-/// Sums of per-minibatch diagnostics, weighted by minibatch size.
-#[derive(Default)]
-struct Sums {
-    samples: f64,
-    total: f64,
-    clip: f64,
-    magnet: f64,
-    value: f64,
-    behaviour_kl: f64,
-    belief: f64,
-    entropy: f64,
-    clip_fraction: f64,
-    grad_norm: f64,
-    value_correct: f64,
-    belief_correct: f64,
-    belief_log_likelihood: f64,
-    prior_correct: f64,
-    prior_log_likelihood: f64,
-    hidden: f64,
-}
-
-fn scalar(t: burn::tensor::Tensor<1>) -> f64 {
-    t.into_scalar::<f32>() as f64
-}
-
-fn floats(data: TensorData) -> Vec<f32> {
-    data.try_to_vec::<f32>().unwrap_or_default()
-}
-
-/// Accuracy of the value head's most likely result, and of the belief
-/// head's most likely type on hidden squares, with its log-likelihood.
-fn accuracies(batch: &Batch, value_logits: Vec<f32>, belief_logits: Vec<f32>, sums: &mut Sums) {
-    for (i, &result) in batch.results.iter().enumerate() {
-        let v = &value_logits[i * 3..i * 3 + 3];
-        let guess = (0..3).max_by(|&a, &b| v[a].total_cmp(&v[b])).unwrap_or(1);
-        sums.value_correct += f64::from(guess == result as usize);
-    }
-    let cells = stratego_model::tokens::token_cells();
-    let types = stratego_model::tokens::TYPES;
-    for b in 0..batch.size {
-        for (t, &cell) in cells.iter().enumerate() {
-            let target = batch.belief_targets[b * 100 + cell];
-            if target < 0 {
-                continue;
-            }
-            let logits = &belief_logits[(b * cells.len() + t) * types..][..types];
-            let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let log_sum = logits.iter().map(|&l| (l - max).exp()).sum::<f32>().ln() + max;
-            sums.belief_log_likelihood += (logits[target as usize] - log_sum) as f64;
-            let guess = (0..types).max_by(|&a, &b| logits[a].total_cmp(&logits[b])).unwrap_or(0);
-            sums.belief_correct += f64::from(guess == target as usize);
-        }
-    }
-    sums.prior_log_likelihood += batch.prior_log_likelihood;
-    sums.prior_correct += batch.prior_correct as f64;
-    sums.hidden += batch.hidden_squares as f64;
 }
 
 /// Trains from `run` (fresh or resumed) until `run.iterations`.
@@ -203,13 +145,12 @@ pub fn train(
     resume: bool,
     options: &TrainOptions,
 ) -> Result<TrainSummary, TrainError> {
-    let Resolved { rules, layout, model } = config.resolve()?;
-    let device_name = options.device.as_deref().unwrap_or(&config.run.device);
+    let (rules, layout, model) = (config.game.rules, config.game.layout, config.model.preset.model());
+    let device_name = options.device.as_deref().unwrap_or(config.run.device.name());
     let plain: Device = stratego_model::device(device_name)?;
     let device = plain.clone().autodiff();
     let (l, s) = (&config.learner, &config.selfplay);
     let meta = |step| CheckpointMeta { config: model.clone(), layout, rules, step };
-    let optimizer_config = AdamWConfig::new().with_weight_decay(l.weight_decay);
 
     // The weights, their average, the optimizer and the counters: fresh, or
     // from the newest complete checkpoint.
@@ -219,14 +160,14 @@ pub fn train(
     }
     let (mut net, mut ema, mut optimizer, mut counters) = match &resumed_from {
         Some((_, dir)) => {
-            let r = restore(dir, &meta(0), &device, &plain, optimizer_config.init())?;
+            let r = restore(dir, &meta(0), &device, &plain, optimizer(l))?;
             (r.net, r.ema, r.optimizer, r.counters)
         }
         None => {
             device.seed(config.run.seed);
-            let net = StrategoNet::new(&model, layout.channels(), &device);
+            let net = StrategoNet::new(&model, layout, &device);
             let ema = net.valid();
-            (net, ema, optimizer_config.init(), Counters::default())
+            (net, ema, optimizer(l), Counters::default())
         }
     };
 
@@ -242,7 +183,7 @@ pub fn train(
     // Self-play: an inference service with the current weights, actors
     // seeded from the run seed and the iteration they start at (a resumed
     // run plays new games, not the killed run's).
-    let seed = config.run.seed ^ counters.iteration.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let seed = selfplay_seed(config.run.seed, counters.iteration);
     let (service, actors, games) = start_selfplay(config, net.valid(), counters.iteration, seed, &plain)?;
 
     let bar = if options.progress { ProgressBar::new(config.run.iterations) } else { ProgressBar::hidden() };
@@ -260,42 +201,41 @@ pub fn train(
             let tick = Instant::now();
 
             // 1. Games from the actors.
-            let collected = collect(&games, l.samples_per_iteration, t, s.max_staleness)?;
+            let collected = collect(&games, &actors, l.samples_per_iteration, t, s.max_staleness)?;
             // Time spent waiting for games: near zero when the learner is
             // the bottleneck, most of the iteration when the actors are.
             let waited = tick.elapsed().as_secs_f64();
 
             // 2. Targets and filtering.
-            let (samples, selection) = select(&collected.games, l, t, s.max_staleness);
+            let (samples, selection) = select(&collected, l, t, s.max_staleness);
 
-            // 3. One pass of minibatch SGD.
+            // 3. `epochs` passes of minibatch SGD; each step's diagnostics
+            //    are added up on the device.
             let lr = l.lr.at(t);
             let tau = l.magnet.at(t) as f32;
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(config.run.seed ^ t.wrapping_mul(0xD1B5_4A32_D192_ED03));
-            let mut sums = Sums::default();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
+            let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
+            let mut sums: Option<Tensor<1>> = None;
             for _ in 0..l.epochs {
                 for minibatch in minibatches(&samples, l.minibatch, &mut rng) {
-                    let batch = encode(&collected.games, &minibatch, layout)?;
-                    let o = objective(&net, &batch, layout.channels(), tau, l, &device);
-                    let n = batch.size as f64;
-                    accuracies(
-                        &batch,
-                        floats(o.output.value_logits.clone().into_data()),
-                        floats(o.output.belief_logits.clone().into_data()),
-                        &mut sums,
-                    );
-                    sums.samples += n;
-                    sums.clip += scalar(o.clip.clone()) * n;
-                    sums.magnet += scalar(o.magnet.clone()) * n;
-                    sums.value += scalar(o.value.clone()) * n;
-                    sums.behaviour_kl += scalar(o.behaviour_kl.clone()) * n;
-                    sums.belief += scalar(o.belief.clone()) * n;
-                    sums.entropy += scalar(o.entropy.clone()) * n;
-                    sums.clip_fraction += scalar(o.clip_fraction.clone()) * n;
-                    sums.total += scalar(o.total.clone()) * n;
-                    let mut grads = GradientsParams::from_grads(o.total.backward(), &net);
-                    sums.grad_norm += clip_grad_norm(&net, &mut grads, l.grad_clip) as f64 * n;
-                    net = optimizer.step(lr, net, grads);
+                    let batch = encode(&collected, &minibatch, layout)?;
+                    let (stepped, step_sums) = sgd_step(net, &mut optimizer, &batch, tau, lr, l, &device);
+                    net = stepped;
+                    sums = Some(match sums {
+                        Some(sums) => sums + step_sums,
+                        None => step_sums,
+                    });
+                    it.samples += batch.size as f64;
+                    it.hidden_squares += batch.hidden_squares as f64;
+                    it.prior_log_likelihood += batch.prior_log_likelihood;
+                    it.prior_correct += batch.prior_correct as f64;
+                }
+            }
+            // The one read-back of the iteration.
+            if let Some(sums) = sums {
+                let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
+                for term in Term::ALL {
+                    it.sums[term.index()] = sums[term.index()] as f64;
                 }
             }
 
@@ -303,46 +243,18 @@ pub fn train(
             ema = update_average(ema, &net.valid(), l.ema_decay);
             counters.iteration += 1;
             service.publish(counters.iteration, net.valid());
-            counters.plies += collected.plies;
-            counters.games += collected.games.len() as u64;
-            counters.samples += sums.samples as u64;
-            counters.seconds = seconds_before + started.elapsed().as_secs_f64();
-
-            let seconds = tick.elapsed().as_secs_f64().max(1e-9);
-            let mean = |x: f64| if sums.samples > 0.0 { x / sums.samples } else { f64::NAN };
-            let per_hidden = |x: f64| if sums.hidden > 0.0 { x / sums.hidden } else { f64::NAN };
-            let n_games = collected.games.len().max(1) as f64;
-            let mut values: Vec<(&str, f64)> = vec![
-                ("loss/total", mean(sums.total)),
-                ("loss/clip", mean(sums.clip)),
-                ("loss/magnet", mean(sums.magnet)),
-                ("loss/value", mean(sums.value)),
-                ("loss/behaviour_kl", mean(sums.behaviour_kl)),
-                ("loss/belief", mean(sums.belief)),
-                ("policy/entropy", mean(sums.entropy)),
-                ("policy/kl_behaviour", mean(sums.behaviour_kl)),
-                ("policy/clip_fraction", mean(sums.clip_fraction)),
-                ("policy/grad_norm", mean(sums.grad_norm)),
-                ("samples/kept_fraction", selection.kept as f64 / selection.decisions.max(1) as f64),
-                ("samples/stale_fraction", selection.stale as f64 / selection.decisions.max(1) as f64),
-                ("samples/advantage_threshold", selection.threshold as f64),
-                ("value/accuracy", mean(sums.value_correct)),
-                ("belief/accuracy", per_hidden(sums.belief_correct)),
-                ("belief/prior_accuracy", per_hidden(sums.prior_correct)),
-                ("belief/log_likelihood", per_hidden(sums.belief_log_likelihood)),
-                ("belief/prior_log_likelihood", per_hidden(sums.prior_log_likelihood)),
-                ("speed/plies_per_second", collected.plies as f64 / seconds),
-                ("speed/games_per_second", collected.games.len() as f64 / seconds),
-                ("speed/samples_per_second", sums.samples / seconds),
-                ("speed/wait_seconds", waited),
-                ("speed/learn_seconds", seconds - waited),
-                ("games/average_length", collected.plies as f64 / n_games),
-                ("schedule/learning_rate", lr),
-                ("schedule/magnet_weight", tau as f64),
-            ];
-            for (tag, count) in REASON_TAGS.iter().zip(collected.reasons) {
-                values.push((tag, count as f64 / n_games));
+            it.games = collected.len();
+            for game in &collected {
+                it.plies += game.plies() as u64;
+                it.count_end(game.outcome.reason);
             }
+            counters.plies += it.plies;
+            counters.games += it.games as u64;
+            counters.samples += it.samples as u64;
+            counters.seconds = seconds_before + started.elapsed().as_secs_f64();
+            it.seconds = tick.elapsed().as_secs_f64();
+            it.waited = waited;
+            let mut values: Vec<(&str, f64)> = diagnostics::values(&it);
 
             // 5. Checkpoint and evaluation.
             let step = counters.iteration;
@@ -353,9 +265,9 @@ pub fn train(
             }
             let mut scores = Vec::new();
             if config.eval.every > 0 && (step % config.eval.every == 0 || last) {
-                scores = evaluate(&net.valid(), &meta(step), &config.eval, config.run.seed ^ step)?;
+                scores = evaluate(&net.valid(), &meta(step), &config.eval, stream_seed(config.run.seed, "eval", step))?;
             }
-            let score_tags: Vec<String> = scores.iter().map(|(name, _)| format!("eval/score_vs_{name}")).collect();
+            let score_tags: Vec<String> = scores.iter().map(|(name, _)| format!("{EVAL_SCORE_PREFIX}{name}")).collect();
             for (tag, (_, score)) in score_tags.iter().zip(&scores) {
                 values.push((tag, *score));
             }
@@ -364,10 +276,10 @@ pub fn train(
             bar.set_position(step);
             bar.set_message(format!(
                 "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
-                collected.plies as f64 / seconds,
-                mean(sums.total),
-                mean(sums.value),
-                mean(sums.belief)
+                it.plies as f64 / it.seconds.max(1e-9),
+                it.per_sample(Term::Total),
+                it.per_sample(Term::Value),
+                it.per_sample(Term::Belief)
             ));
         }
         Ok(())
@@ -379,7 +291,84 @@ pub fn train(
     let stopped = actors.stop();
     service.shutdown();
     bar.finish();
-    result?;
+    // An actor's own error (a panic with its message) is the cause of the
+    // learner's "an actor stopped", so it is reported first.
     stopped?;
+    result?;
     Ok(TrainSummary { run: run.root().to_path_buf(), counters, last_checkpoint })
+}
+
+#[cfg(test)]
+mod tests {
+    use stratego_engine::{Ruleset, VecEnv};
+    use stratego_selfplay::actor_seeds;
+
+    use super::*;
+
+    /// The setups of the games of actor 0 of a start at `iteration`.
+    fn setups(run_seed: u64, iteration: u64, games: usize) -> Vec<String> {
+        let (games_seed, _) = actor_seeds(selfplay_seed(run_seed, iteration), 0);
+        let env = VecEnv::new(Ruleset::classic(), games, games_seed).unwrap();
+        env.states().map(|s| s.serialize()).collect()
+    }
+
+    /// A run resumed at iteration t plays new games: its game 0 is not the
+    /// first start's game t (as it was when both seeds were `seed ^ k * phi`
+    /// with the same constant), and no game repeats across starts.
+    #[test]
+    fn a_resumed_run_plays_new_games() {
+        let first = setups(1, 0, 8);
+        let mut seen: std::collections::HashSet<String> = first.iter().cloned().collect();
+        assert_eq!(seen.len(), 8);
+        for t in 1..8u64 {
+            let resumed = setups(1, t, 8);
+            assert_ne!(resumed[0], first[t as usize], "iteration {t}'s game 0 replays game {t}");
+            for game in resumed {
+                assert!(seen.insert(game), "a start at iteration {t} repeats a game");
+            }
+        }
+        // The seeds themselves: (iteration t, game 0) against (iteration 0, game t).
+        for t in 1..64u64 {
+            let game0_at_t = stream_seed(actor_seeds(selfplay_seed(1, t), 0).0, "game", 0);
+            let game_t_at_0 = stream_seed(actor_seeds(selfplay_seed(1, 0), 0).0, "game", t);
+            assert_ne!(game0_at_t, game_t_at_0);
+        }
+        // The same start replays its games.
+        assert_eq!(setups(1, 3, 4), setups(1, 3, 4));
+    }
+
+    /// Setups until `left` have been dealt, then a panic.
+    struct Poisoned(std::sync::atomic::AtomicUsize);
+
+    impl SetupSource for Poisoned {
+        fn setups(&self, rng: &mut Xoshiro256PlusPlus) -> (Setup, Setup) {
+            if self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed) == 0 {
+                panic!("poisoned setups");
+            }
+            stratego_engine::RandomSetups(PieceSet::Classic).setups(rng)
+        }
+    }
+
+    /// An actor's panic stops the learner's wait for games at once, and the
+    /// error the run ends with is the panic, with its message.
+    #[test]
+    fn an_actor_panic_ends_collecting_and_is_the_error() {
+        let device = stratego_model::device("cpu").unwrap();
+        let layout = stratego_engine::Layout::Compact;
+        let net = StrategoNet::new(&stratego_model::ModelConfig::preset("tiny").unwrap(), layout, &device);
+        let service = InferenceService::start(net, 0, layout, device, 256);
+        let rules = Ruleset { max_plies: 30, ..Ruleset::classic() };
+        let config = ActorConfig { rules, layout, actors: 1, games_per_actor: 2, temperature: 1.0, seed: 1 };
+        let (sender, games) = bounded(64);
+        let poisoned = || -> Box<dyn SetupSource> { Box::new(Poisoned(std::sync::atomic::AtomicUsize::new(2))) };
+        let actors = spawn_actors(&config, service.client(), sender, &poisoned).unwrap();
+        let start = Instant::now();
+        let collected = collect(&games, &actors, usize::MAX, 0, 4);
+        assert!(matches!(collected, Err(TrainError::Data(_))));
+        assert!(start.elapsed() < Duration::from_secs(60), "{:?}", start.elapsed());
+        drop(games);
+        let error = TrainError::from(actors.stop().unwrap_err());
+        assert_eq!(error.to_string(), "self-play: actor 0 panicked: poisoned setups");
+        service.shutdown();
+    }
 }

@@ -49,7 +49,7 @@ fn a_restored_checkpoint_continues_exactly() {
         net.valid().forward(x, mask).value_logits.into_data().try_to_vec::<f32>().unwrap()
     };
 
-    let start = StrategoNet::new(&config, layout.channels(), &dev);
+    let start = StrategoNet::new(&config, layout, &dev);
     let mut optim = AdamWConfig::new().init();
     let once = step(start, &mut optim);
 

@@ -1,6 +1,7 @@
 //! Checkpoints: the weights in safetensors, with metadata in the file's
-//! header: format version, model config, observation layout, the engine's
-//! ruleset (canonical text and id) and the training step.
+//! header: format version, model config, observation layout (its name and
+//! its identity, `compact-v1:e9f9c7b6`: version and hash of the plane
+//! table), the engine's ruleset (canonical text and id) and the training step.
 //!
 //! Loading checks every one of these before it touches the weights and
 //! refuses a mismatch with a message naming both sides. Writes go to a
@@ -19,6 +20,7 @@ use std::path::Path;
 
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::Device;
+use stratego_engine::obs::LayoutId;
 use stratego_engine::{Layout, Ruleset};
 
 use crate::config::ModelConfig;
@@ -31,9 +33,18 @@ pub const FORMAT: &str = "stratego-checkpoint-v1";
 const KEY_FORMAT: &str = "stratego.format";
 const KEY_MODEL: &str = "stratego.model";
 const KEY_LAYOUT: &str = "stratego.layout";
+const KEY_LAYOUT_ID: &str = "stratego.layout_id";
 const KEY_RULES: &str = "stratego.ruleset";
 const KEY_RULES_ID: &str = "stratego.ruleset_id";
 const KEY_STEP: &str = "stratego.step";
+
+/// The layout identities assumed for a checkpoint without
+/// `stratego.layout_id`: such a checkpoint was written before identities
+/// were stored, by an engine whose layouts were these (version 1). It is
+/// read as written for them, so it loads while this engine's layout is
+/// still version 1 and is refused, naming both identities, once the layout
+/// changes.
+pub const LAYOUT_IDS_BEFORE_IDS: [(&str, &str); 2] = [("compact", "compact-v1:e9f9c7b6"), ("full", "full-v1:24b8c193")];
 
 /// What a checkpoint says about itself.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +61,12 @@ fn error(path: &Path, why: impl Into<String>) -> ModelError {
 
 /// Writes `net` and its metadata to `path` atomically.
 pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(), ModelError> {
+    if net.layout() != meta.layout {
+        return Err(error(
+            path,
+            format!("the network reads {} observations but the metadata says {}", net.layout(), meta.layout),
+        ));
+    }
     let config = serde_json::to_string(&meta.config).map_err(|e| error(path, e.to_string()))?;
     let tmp = path.with_extension("safetensors.partial");
     let mut store = SafetensorsStore::from_file(&tmp)
@@ -57,6 +74,7 @@ pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(),
         .metadata(KEY_FORMAT, FORMAT)
         .metadata(KEY_MODEL, config)
         .metadata(KEY_LAYOUT, meta.layout.name())
+        .metadata(KEY_LAYOUT_ID, meta.layout.identity().to_string())
         .metadata(KEY_RULES, meta.rules.canonical())
         .metadata(KEY_RULES_ID, meta.rules.id().to_string())
         .metadata(KEY_STEP, meta.step.to_string());
@@ -82,6 +100,7 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
         serde_json::from_str(field(KEY_MODEL)?).map_err(|e| error(path, format!("bad model config: {e}")))?;
     config.validate()?;
     let layout = Layout::from_name(field(KEY_LAYOUT)?).map_err(|e| error(path, e.to_string()))?;
+    check_layout_id(path, layout, meta.get(KEY_LAYOUT_ID).map(String::as_str))?;
     let rules: Ruleset =
         field(KEY_RULES)?.parse().map_err(|e: stratego_engine::RulesError| error(path, e.to_string()))?;
     let id = field(KEY_RULES_ID)?;
@@ -90,6 +109,43 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
     }
     let step = field(KEY_STEP)?.parse().map_err(|_| error(path, "bad training step"))?;
     Ok(CheckpointMeta { config, layout, rules, step })
+}
+
+/// Refuses a checkpoint whose layout identity (`stored`, or the assumed
+/// `LAYOUT_IDS_BEFORE_IDS` one if it has none) is not this engine's
+/// identity of `layout`: its network would read planes that no longer mean
+/// what it was trained on.
+fn check_layout_id(path: &Path, layout: Layout, stored: Option<&str>) -> Result<(), ModelError> {
+    let current = layout.identity();
+    let (id, assumed) = match stored {
+        Some(text) => {
+            (text.parse::<LayoutId>().map_err(|e| error(path, format!("metadata `{KEY_LAYOUT_ID}`: {e}")))?, "")
+        }
+        None => {
+            let (_, id) = LAYOUT_IDS_BEFORE_IDS
+                .into_iter()
+                .find(|(name, _)| *name == layout.name())
+                .expect("every layout has an identity from before checkpoints stored them");
+            (id.parse::<LayoutId>().expect("the pinned identities parse"), " (assumed: it has no `stratego.layout_id`)")
+        }
+    };
+    if id.name != layout.name() {
+        return Err(error(
+            path,
+            format!(
+                "metadata `{KEY_LAYOUT_ID}` {id} is not an identity of the `{layout}` layout that `{KEY_LAYOUT}` names"
+            ),
+        ));
+    }
+    if id != current {
+        return Err(error(
+            path,
+            format!(
+                "layout {id}{assumed} does not match this engine's {current}: its network was trained on                  other planes (retrain, or use an engine with that layout)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Loads a checkpoint onto `device`, refusing one written for another
@@ -107,7 +163,7 @@ pub fn load(
     if let Some(rules) = expected_rules {
         rules.expect_same(&meta.rules).map_err(|e| error(path, e.to_string()))?;
     }
-    let mut net = StrategoNet::new(&meta.config, meta.layout.channels(), device);
+    let mut net = StrategoNet::new(&meta.config, meta.layout, device);
     let mut store = SafetensorsStore::from_file(path);
     let applied = net.load_from(&mut store).map_err(|e| error(path, format!("cannot load the weights: {e}")))?;
     if !applied.errors.is_empty() || !applied.missing.is_empty() {

@@ -40,6 +40,12 @@ pub fn infer(
     legal: &[bool],
     device: &Device,
 ) -> Result<Inference, ModelError> {
+    if layout != net.layout() {
+        return Err(ModelError::Input(format!(
+            "{layout} observations given to a network that reads {} observations",
+            net.layout()
+        )));
+    }
     let size = layout.size();
     if planes.is_empty() || !planes.len().is_multiple_of(size) {
         return Err(ModelError::Input(format!(

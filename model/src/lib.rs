@@ -18,7 +18,7 @@ pub use config::{ModelConfig, PRESETS};
 pub use device::device;
 pub use error::ModelError;
 pub use inference::{choose_action, infer, Inference};
-pub use loss::{belief_cross_entropy, loss_terms, LossTerms};
+pub use loss::{belief_cross_entropy, belief_fit, loss_terms, value_cross_entropy, BeliefFit, LossTerms};
 pub use network::{NetOutput, StrategoNet, DRAW, LOSS, MASKED_LOGIT, WIN};
 
 pub use burn::tensor::Device;

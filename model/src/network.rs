@@ -40,6 +40,12 @@ pub struct StrategoNet {
     value_head: Linear,
     /// Per square, logits over the 12 types of an opponent piece there.
     belief_head: Linear,
+    /// The observation layout the network reads: its plane count sizes
+    /// `embed`, and its table names the prior planes the belief head
+    /// refines. Not a tensor (checkpoints store the layout's identity in
+    /// their metadata instead).
+    #[module(skip)]
+    layout: Layout,
 }
 
 /// What one forward pass gives, for a batch of B observations.
@@ -53,15 +59,15 @@ pub struct NetOutput {
 }
 
 impl StrategoNet {
-    /// A freshly initialised network for `channels` input planes.
-    pub fn new(config: &ModelConfig, channels: usize, device: &Device) -> StrategoNet {
+    /// A freshly initialised network over the planes of `layout`.
+    pub fn new(config: &ModelConfig, layout: Layout, device: &Device) -> StrategoNet {
         let d = config.d_model;
         let encoder = TransformerEncoderConfig::new(d, config.ffn, config.heads, config.layers)
             .with_dropout(config.dropout)
             .with_norm_first(true)
             .init(device);
         StrategoNet {
-            embed: LinearConfig::new(channels, d).init(device),
+            embed: LinearConfig::new(layout.channels(), d).init(device),
             position: Param::from_tensor(Tensor::random([SQUARE_TOKENS, d], Distribution::Normal(0.0, 0.1), device)),
             value_token: Param::from_tensor(Tensor::random([1, d], Distribution::Normal(0.0, 0.1), device)),
             encoder,
@@ -70,14 +76,28 @@ impl StrategoNet {
             policy_key: LinearConfig::new(d, d).init(device),
             value_head: LinearConfig::new(d, 3).init(device),
             belief_head: LinearConfig::new(d, TYPES).init(device),
+            layout,
         }
     }
 
-    /// `planes`: `[B, C, 100]` (the engine's `[B, C, 10, 10]` buffers,
-    /// flattened per plane); `legal`: `[B, 1800]`, true where legal.
+    /// The observation layout the network was built for.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// `planes`: `[B, C, 100]` (the engine's `[B, C, 10, 10]` buffers of
+    /// the network's layout, flattened per plane); `legal`: `[B, 1800]`,
+    /// true where legal. Panics if C is not the layout's plane count.
     pub fn forward(&self, planes: Tensor<3>, legal: Tensor<2, Bool>) -> NetOutput {
         let device = planes.device();
         let [batch, channels, cells_count] = planes.dims();
+        assert_eq!(
+            channels,
+            self.layout.channels(),
+            "the network reads {} observations ({} planes)",
+            self.layout,
+            self.layout.channels()
+        );
         let d = self.position.val().dims()[1];
         // [B, C, 100] -> [B, 100, C] -> the 92 square tokens.
         let cells = token_cells().iter().map(|&c| c as i64).collect::<Vec<_>>();
@@ -109,19 +129,11 @@ impl StrategoNet {
         // head starts at the prior and learns what setups and play reveal
         // beyond it. Squares without a hidden piece have no prior (all zero
         // planes): the floor gives them equal logits, which the loss ignores.
-        let prior = match Layout::from_channels(channels) {
-            Some(layout) => {
-                let r = layout.prior_planes();
-                let prior = planes.slice([0..batch, r.start..r.end, 0..cells_count]).swap_dims(1, 2).select(1, cells);
-                Some(prior.clamp_min(PRIOR_FLOOR).log())
-            }
-            None => None,
-        };
-        let belief_logits = self.belief_head.forward(squares);
-        let belief_logits = match prior {
-            Some(log_prior) => belief_logits + log_prior,
-            None => belief_logits,
-        };
+        // The prior planes are the layout's prior group, found by name in
+        // its table.
+        let r = self.layout.prior_planes();
+        let prior = planes.slice([0..batch, r.start..r.end, 0..cells_count]).swap_dims(1, 2).select(1, cells);
+        let belief_logits = self.belief_head.forward(squares) + prior.clamp_min(PRIOR_FLOOR).log();
         NetOutput { policy_logits, value_logits: self.value_head.forward(value), belief_logits }
     }
 }

@@ -51,7 +51,7 @@ pub fn measure_model(
         times[times.len() / 2]
     };
 
-    let net = StrategoNet::new(config, layout.channels(), device);
+    let net = StrategoNet::new(config, layout, device);
     let mut forward = Vec::new();
     for i in 0..=iterations {
         let (x, mask) = inputs(device);
@@ -64,7 +64,7 @@ pub fn measure_model(
     }
 
     let train_device = device.clone().autodiff();
-    let mut net = StrategoNet::new(config, layout.channels(), &train_device);
+    let mut net = StrategoNet::new(config, layout, &train_device);
     let mut optim = AdamWConfig::new().init();
     let mut train = Vec::new();
     for i in 0..=iterations {

@@ -31,7 +31,7 @@ fn every_preset_counts_its_parameters_and_small_ones_give_the_right_shapes() {
     for name in PRESETS {
         let config = ModelConfig::preset(name).unwrap();
         for layout in Layout::ALL {
-            let net = StrategoNet::new(&config, layout.channels(), &dev);
+            let net = StrategoNet::new(&config, layout, &dev);
             use burn::module::Module;
             assert_eq!(net.num_params(), config.parameter_count(layout.channels()), "{name} {layout}");
         }
@@ -41,7 +41,7 @@ fn every_preset_counts_its_parameters_and_small_ones_give_the_right_shapes() {
     for name in ["tiny", "small"] {
         let config = ModelConfig::preset(name).unwrap();
         for layout in Layout::ALL {
-            let net = StrategoNet::new(&config, layout.channels(), &dev);
+            let net = StrategoNet::new(&config, layout, &dev);
             let (planes, legal, _) = batch(layout, 3, 1);
             let out = infer(&net, layout, &planes, &legal, &dev).unwrap();
             assert_eq!((out.policy.len(), out.outcome.len(), out.value.len()), (3 * 1800, 9, 3));
@@ -70,7 +70,7 @@ fn checkpoints_round_trip_and_refuse_mismatches() {
     let config = ModelConfig::preset("tiny").unwrap();
     let layout = Layout::Compact;
     let rules = Ruleset::classic();
-    let net = StrategoNet::new(&config, layout.channels(), &dev);
+    let net = StrategoNet::new(&config, layout, &dev);
     let meta = CheckpointMeta { config: config.clone(), layout, rules, step: 7 };
     save(&net, &meta, &path).unwrap();
     assert!(!dir.join("net.safetensors.partial").exists(), "no temporary file is left");
@@ -103,7 +103,7 @@ fn one_optimizer_step_lowers_the_loss_on_a_fixed_batch() {
     dev.seed(7);
     let layout = Layout::Compact;
     let config = ModelConfig::preset("tiny").unwrap();
-    let mut net = StrategoNet::new(&config, layout.channels(), &dev);
+    let mut net = StrategoNet::new(&config, layout, &dev);
     let games = 8;
     let (planes, legal, targets) = batch(layout, games, 5);
     // Target: uniform over legal moves; outcome: alternate win / loss.

@@ -13,7 +13,7 @@ fn python_reads_the_documented_tensors() {
     std::fs::create_dir_all(&dir).unwrap();
     for (preset, layout) in [("tiny", Layout::Compact), ("small", Layout::Full)] {
         let config = ModelConfig::preset(preset).unwrap();
-        let net = StrategoNet::new(&config, layout.channels(), &device("cpu").unwrap());
+        let net = StrategoNet::new(&config, layout, &device("cpu").unwrap());
         let path = dir.join(format!("{preset}.safetensors"));
         let rules = Ruleset::classic();
         save(&net, &CheckpointMeta { config: config.clone(), layout, rules, step: 3 }, &path).unwrap();
@@ -22,7 +22,9 @@ fn python_reads_the_documented_tensors() {
             .map(|(name, shape)| format!("[\"{name}\", {shape:?}]"))
             .collect();
         let expected = format!(
-            "{{\"metadata\": {{\"stratego.layout\": \"{layout}\", \"stratego.ruleset_id\": \"{}\", \"stratego.step\": \"3\"}}, \"tensors\": [{}]}}",
+            "{{\"metadata\": {{\"stratego.format\": \"{}\", \"stratego.layout\": \"{layout}\", \"stratego.layout_id\": \"{}\", \"stratego.ruleset_id\": \"{}\", \"stratego.step\": \"3\"}}, \"tensors\": [{}]}}",
+            stratego_model::checkpoint::FORMAT,
+            layout.identity(),
             rules.id(),
             tensors.join(", ")
         );

@@ -12,7 +12,7 @@ fn wgpu_forward_agrees_with_the_cpu() {
     let layout = Layout::Compact;
     let config = ModelConfig::preset("tiny").unwrap();
     let path = std::env::temp_dir().join(format!("stratego-wgpu-{}.safetensors", std::process::id()));
-    let net = StrategoNet::new(&config, layout.channels(), &cpu);
+    let net = StrategoNet::new(&config, layout, &cpu);
     save(&net, &CheckpointMeta { config, layout, rules: Ruleset::classic(), step: 0 }, &path).unwrap();
     let (on_gpu, _) = load(&path, Some(layout), None, &gpu).unwrap();
     let env = VecEnv::new(Ruleset::classic(), 4, 9).unwrap();

@@ -38,7 +38,7 @@ impl Drop for Scratch {
 fn tiny_net(layout: Layout, seed: u64) -> StrategoNet {
     let dev = device("cpu").unwrap();
     dev.seed(seed);
-    StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), layout.channels(), &dev)
+    StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), layout, &dev)
 }
 
 /// A fresh tiny checkpoint for `layout` and `rules` at `path`.

@@ -1,6 +1,8 @@
 //! What a training run leaves on disk, shared by every trainer (the n-tuple
 //! TD learner and the network learner): TensorBoard event files, a
-//! `metrics.jsonl` log, atomic file writes and checkpoint rotation.
+//! `metrics.jsonl` log, atomic file writes, checkpoint rotation, and the run
+//! directory itself (created once with its resolved config, reopened to
+//! resume).
 //!
 //! Everything here is append-only or atomic, because a run can be killed at
 //! any instant and must resume from what it left: a crash never leaves a
@@ -9,10 +11,12 @@
 
 mod files;
 mod metrics;
+mod run_dir;
 mod tensorboard;
 
 pub use files::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, Checkpoint};
 pub use metrics::{read_metrics, MetricsLog};
+pub use run_dir::{RunDir, CONFIG_FILE};
 pub use tensorboard::{read_scalars, Scalar, TensorBoard};
 
 /// What can go wrong with a run directory.
@@ -24,6 +28,9 @@ pub enum RunLogError {
     Metrics { path: String, line: usize, message: String },
     #[error("TensorBoard event file {path}: {message}")]
     Events { path: String, message: String },
+    /// A directory that cannot start or resume a run (taken, or no run).
+    #[error("{path}: {message}")]
+    RunDir { path: String, message: String },
 }
 
 impl RunLogError {

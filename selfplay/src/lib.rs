@@ -18,7 +18,7 @@ mod actor;
 mod service;
 mod trajectory;
 
-pub use actor::{spawn_actors, ActorConfig, Actors};
+pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors};
 pub use service::{InferenceService, PolicyClient, PolicyReply};
 pub use trajectory::{Decision, GameTrajectory};
 
@@ -31,4 +31,20 @@ pub enum SelfPlayError {
     Model(#[from] stratego_model::ModelError),
     #[error("the inference service has stopped")]
     ServiceGone,
+    /// An actor thread panicked; `message` is the panic's own.
+    #[error("actor {actor} panicked: {message}")]
+    ActorPanicked { actor: usize, message: String },
+}
+
+/// A tiny network for the tests. burn seeds one generator per backend,
+/// which tests running in parallel share: seeding and initialising under
+/// one lock makes each network a function of its seed.
+#[cfg(test)]
+pub(crate) fn test_net(seed: u64) -> (stratego_model::StrategoNet, stratego_model::Device) {
+    static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    let device = stratego_model::device("cpu").unwrap();
+    device.seed(seed);
+    let config = stratego_model::ModelConfig::preset("tiny").unwrap();
+    (stratego_model::StrategoNet::new(&config, stratego_engine::Layout::Compact, &device), device)
 }

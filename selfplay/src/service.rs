@@ -141,3 +141,123 @@ fn slice(all: &Inference, start: usize, n: usize) -> Inference {
         belief: per(&all.belief, all.belief.len() / all.batch),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use stratego_engine::{Ruleset, VecEnv};
+
+    use super::*;
+
+    const LAYOUT: Layout = Layout::Compact;
+
+    fn tiny_net(seed: u64) -> (StrategoNet, Device) {
+        crate::test_net(seed)
+    }
+
+    /// Planes and legal masks of `games` fresh games.
+    fn inputs(games: usize, seed: u64) -> (Vec<f32>, Vec<bool>) {
+        let env = VecEnv::new(Ruleset::classic(), games, seed).unwrap();
+        let mut planes = vec![0.0; games * LAYOUT.size()];
+        let mut legal = vec![false; games * NUM_ACTIONS];
+        env.observe(LAYOUT, &mut planes).unwrap();
+        env.legal_mask(&mut legal).unwrap();
+        (planes, legal)
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    }
+
+    #[test]
+    fn replies_are_the_networks_and_name_the_published_version() {
+        let (net, device) = tiny_net(1);
+        let (other, _) = tiny_net(2);
+        let (planes, legal) = inputs(3, 5);
+        let service = InferenceService::start(net.clone(), 7, LAYOUT, device.clone(), 64);
+        let client = service.client();
+
+        let reply = client.evaluate(planes.clone(), legal.clone()).unwrap();
+        let direct = infer(&net, LAYOUT, &planes, &legal, &device).unwrap();
+        assert_eq!(reply.version, 7);
+        assert_eq!(reply.inference.batch, 3);
+        assert!(close(&reply.inference.policy, &direct.policy));
+        assert!(close(&reply.inference.outcome, &direct.outcome));
+
+        // Weights published before a request serve it.
+        service.publish(8, other.clone());
+        let reply = client.evaluate(planes.clone(), legal.clone()).unwrap();
+        let direct_other = infer(&other, LAYOUT, &planes, &legal, &device).unwrap();
+        assert_eq!(reply.version, 8);
+        assert!(close(&reply.inference.policy, &direct_other.policy));
+        assert!(!close(&direct_other.policy, &direct.policy), "the two networks differ");
+
+        drop(client);
+        service.shutdown();
+    }
+
+    #[test]
+    fn concurrent_requests_each_get_their_own_slice() {
+        let (net, device) = tiny_net(3);
+        let service = InferenceService::start(net.clone(), 0, LAYOUT, device.clone(), 1024);
+        let workers: Vec<_> = (1..=3)
+            .map(|games| {
+                let client = service.client();
+                let (net, device) = (net.clone(), device.clone());
+                std::thread::spawn(move || {
+                    let (planes, legal) = inputs(games, 10 + games as u64);
+                    let direct = infer(&net, LAYOUT, &planes, &legal, &device).unwrap();
+                    for _ in 0..5 {
+                        let reply = client.evaluate(planes.clone(), legal.clone()).unwrap();
+                        assert_eq!(reply.inference.batch, games);
+                        assert!(close(&reply.inference.policy, &direct.policy));
+                        assert!(close(&reply.inference.value, &direct.value));
+                        assert!(close(&reply.inference.belief, &direct.belief));
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        service.shutdown();
+    }
+
+    #[test]
+    fn a_batch_is_sliced_by_observation() {
+        let all = Inference {
+            batch: 3,
+            policy: (0..3 * NUM_ACTIONS).map(|i| i as f32).collect(),
+            outcome: (0..9).map(|i| i as f32).collect(),
+            value: vec![0.0, 1.0, 2.0],
+            belief: (0..3 * 1200).map(|i| i as f32).collect(),
+        };
+        let part = slice(&all, 1, 2);
+        assert_eq!(part.batch, 2);
+        assert_eq!(part.policy, all.policy[NUM_ACTIONS..].to_vec());
+        assert_eq!(part.outcome, vec![3.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(part.value, vec![1.0, 2.0]);
+        assert_eq!(part.belief, all.belief[1200..].to_vec());
+    }
+
+    #[test]
+    fn a_bad_request_is_an_error_and_the_service_keeps_serving() {
+        let (net, device) = tiny_net(4);
+        let service = InferenceService::start(net, 0, LAYOUT, device, 64);
+        let client = service.client();
+        let (planes, legal) = inputs(2, 6);
+        let short = planes[..planes.len() - 1].to_vec();
+        assert!(matches!(client.evaluate(short, legal.clone()), Err(SelfPlayError::Model(_))));
+        assert_eq!(client.evaluate(planes, legal).unwrap().inference.batch, 2);
+        drop(client);
+        service.shutdown();
+    }
+
+    #[test]
+    fn a_client_without_a_service_says_so() {
+        let (requests, inbox) = unbounded::<Request>();
+        drop(inbox);
+        let client = PolicyClient { requests };
+        let (planes, legal) = inputs(1, 7);
+        assert!(matches!(client.evaluate(planes, legal), Err(SelfPlayError::ServiceGone)));
+    }
+}

@@ -68,8 +68,9 @@ pub const DEFAULT: &str = "singles+lines2+material";
 pub const MATERIAL_TABLES: usize = 12;
 pub const MATERIAL_ENTRIES: usize = 256;
 
+/// The engine's lakes (`square::LAKE_MASK`, their one definition).
 fn is_lake(cell: usize) -> bool {
-    matches!(cell / 10, 4 | 5) && matches!(cell % 10, 2 | 3 | 6 | 7)
+    cell < 100 && (stratego_engine::square::LAKE_MASK >> cell) & 1 == 1
 }
 
 /// Every placement of a shape (row, column offsets) on the board off the lakes.

@@ -1,0 +1,139 @@
+//! `curves.png` of a run directory: the run's `metrics.jsonl` drawn as
+//! panels of lines over its steps, for both trainers (`stratego train` and
+//! `stratego ntuple train`). Redrawn from the log each time, so a resumed
+//! run's picture has its whole history (without what a killed run logged
+//! after its checkpoint).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use stratego_evaluation::chart::{draw_curves, Panel, Series};
+use stratego_evaluation::stats::trinomial_score_interval;
+use stratego_runlog::read_metrics;
+
+use crate::TrainError;
+
+/// A run's logged metrics by name.
+pub struct Metrics(BTreeMap<String, Vec<(u64, f64)>>);
+
+impl Metrics {
+    pub fn read(dir: &Path) -> Result<Metrics, TrainError> {
+        Ok(Metrics(read_metrics(&dir.join("metrics.jsonl"))?))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The names logged with `prefix`, in order.
+    pub fn names_with(&self, prefix: &str) -> Vec<&str> {
+        self.0.keys().filter(|k| k.starts_with(prefix)).map(String::as_str).collect()
+    }
+
+    pub fn points(&self, name: &str) -> Vec<(f64, f64)> {
+        self.0.get(name).map_or(Vec::new(), |p| p.iter().map(|&(s, v)| (s as f64, v)).collect())
+    }
+
+    /// A line of the metric `name`, labelled `label`.
+    pub fn series(&self, name: &str, label: &str) -> Series {
+        Series { label: label.into(), points: self.points(name), ..Series::default() }
+    }
+}
+
+/// Draws `panels` into `dir/curves.png`: beside it first, then renamed, so a
+/// kill never leaves half a picture under the real name.
+pub fn write_curves(dir: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<PathBuf, TrainError> {
+    let path = dir.join("curves.png");
+    let partial = dir.join("curves.partial.png");
+    draw_curves(&partial, title, x_desc, panels).map_err(|e| TrainError::Run(e.to_string()))?;
+    std::fs::rename(&partial, &path)
+        .map_err(|e| TrainError::Run(format!("cannot rename {}: {e}", partial.display())))?;
+    Ok(path)
+}
+
+/// `curves.png` of a network training run (`stratego train`): the
+/// evaluation scores, the loss terms, the belief head against the counting
+/// prior, and the policy's entropy. `None` when nothing is logged yet.
+pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
+    let metrics = Metrics::read(root)?;
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let scores = metrics
+        .names_with("eval/score_vs_")
+        .into_iter()
+        .map(|name| metrics.series(name, &format!("vs {}", name.trim_start_matches("eval/score_vs_"))))
+        .collect();
+    let losses = ["loss/total", "loss/clip", "loss/value", "loss/belief"];
+    let panels = [
+        Panel { y_desc: "score".into(), y_range: Some((0.0, 1.0)), reference: Some(0.5), series: scores },
+        Panel {
+            y_desc: "loss".into(),
+            series: losses.iter().map(|&n| metrics.series(n, n)).collect(),
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "belief log-likelihood per hidden piece".into(),
+            series: vec![
+                metrics.series("belief/log_likelihood", "belief head"),
+                metrics.series("belief/prior_log_likelihood", "counting prior"),
+            ],
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "policy entropy (nats)".into(),
+            series: vec![metrics.series("policy/entropy", "policy/entropy")],
+            ..Panel::default()
+        },
+    ];
+    let title = format!("stratego train: {}", root.display());
+    Ok(Some(write_curves(root, &title, "iteration", &panels)?))
+}
+
+/// `curves.png` of an n-tuple run (`stratego ntuple train`): the score
+/// against the evaluation `opponent` (`games` per point) with its 95 %
+/// interval, the TD error, and the shares of drawn and Red-won self-play
+/// games. `None` when nothing is logged yet.
+pub fn draw_ntuple_curves(root: &Path, opponent: &str, games: u32) -> Result<Option<PathBuf>, TrainError> {
+    let metrics = Metrics::read(root)?;
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let (wins, draws, losses) =
+        (metrics.points("eval/wins"), metrics.points("eval/draws"), metrics.points("eval/losses"));
+    let count = |v: f64| v.max(0.0).round() as u64;
+    let intervals = wins
+        .iter()
+        .zip(&draws)
+        .zip(&losses)
+        .map(|((&(x, w), &(_, d)), &(_, l))| {
+            let (lo, hi) = trinomial_score_interval(count(w), count(d), count(l));
+            (x, lo, hi)
+        })
+        .collect();
+    let panels = [
+        Panel {
+            y_desc: format!("score vs {opponent}"),
+            y_range: Some((0.0, 1.0)),
+            reference: Some(0.5),
+            series: vec![Series {
+                label: format!("{games} games per point, 95% interval (games taken as independent)"),
+                points: metrics.points("eval/score"),
+                intervals,
+            }],
+        },
+        Panel {
+            y_desc: "TD error (mean |delta|)".into(),
+            series: vec![metrics.series("td/error", "td/error")],
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "share of self-play games".into(),
+            y_range: Some((0.0, 1.0)),
+            series: vec![metrics.series("selfplay/draws", "draws"), metrics.series("selfplay/red_wins", "Red wins")],
+            ..Panel::default()
+        },
+    ];
+    let title = format!("stratego ntuple train: {}", root.display());
+    Ok(Some(write_curves(root, &title, "self-play games", &panels)?))
+}

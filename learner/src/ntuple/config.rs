@@ -1,0 +1,172 @@
+//! The n-tuple trainer's config file (docs/NTUPLE.md section 5, "Config
+//! keys"): what a run plays and learns, how often it evaluates, checkpoints
+//! and logs. Unknown keys and invalid values are errors naming the key.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use stratego_baselines::ntuple::{TdConfig, TrainConfig, TrainSetups};
+use stratego_players::setup_policy::SetupPolicy;
+
+use crate::rules_config::RulesConfig;
+use crate::TrainError;
+
+/// A training config file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct NTupleConfig {
+    pub seed: u64,
+    pub games: u64,
+    #[serde(default = "default_layout")]
+    pub layout: String,
+    #[serde(default)]
+    pub setups: TrainSetups,
+    #[serde(default)]
+    pub rules: RulesConfig,
+    pub td: TdConfig,
+    pub evaluation: EvaluationConfig,
+    pub checkpoints: CheckpointConfig,
+    pub log: LogConfig,
+}
+
+/// Games against an opponent while training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct EvaluationConfig {
+    /// Every this many training games (and at the end); 0 turns evaluation off.
+    pub every: u64,
+    /// Games per evaluation (even: paired games with the seats swapped).
+    pub games: u32,
+    /// The seed of the evaluation match (the same match every time).
+    #[serde(default = "default_eval_seed")]
+    pub seed: u64,
+    /// The opponent's spec.
+    #[serde(default = "default_opponent")]
+    pub opponent: String,
+    /// The n-tuple player's setup policy (`random` or `handcrafted`).
+    #[serde(default = "default_setup")]
+    pub setup: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CheckpointConfig {
+    /// Every this many games (and at the end).
+    pub every: u64,
+    /// How many to keep.
+    pub keep: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LogConfig {
+    /// Games per TensorBoard / metrics.jsonl point (averages over them).
+    pub every: u64,
+}
+
+fn default_layout() -> String {
+    stratego_baselines::ntuple::layout::DEFAULT.into()
+}
+fn default_eval_seed() -> u64 {
+    9001
+}
+fn default_opponent() -> String {
+    "greedy".into()
+}
+fn default_setup() -> String {
+    "random".into()
+}
+
+impl NTupleConfig {
+    /// Reads and checks a config file; an error names the file and the key.
+    pub fn load(path: &Path) -> Result<NTupleConfig, TrainError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
+        NTupleConfig::parse(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
+    }
+
+    /// Parses and checks a config text; an error names the key.
+    pub fn parse(text: &str) -> Result<NTupleConfig, String> {
+        let config: NTupleConfig = toml::from_str(text).map_err(|e| e.to_string().trim().to_string())?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The resolved config (every default filled in), as `config.toml` and
+    /// the table files' `ntuple.training` note hold it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a config always serializes")
+    }
+
+    /// Checks what serde cannot; every error names its key.
+    pub fn validate(&self) -> Result<(), String> {
+        self.train_config()?.validate()?;
+        let e = &self.evaluation;
+        if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2)) {
+            return Err(format!("invalid value {} for `evaluation.games`: expected an even number above 0", e.games));
+        }
+        crate::evaluate::players()
+            .factory(&e.opponent)
+            .map_err(|err| format!("invalid value `{}` for `evaluation.opponent`: {err}", e.opponent))?;
+        e.setup.parse::<SetupPolicy>().map_err(|err| format!("invalid value for `evaluation.setup`: {err}"))?;
+        if self.checkpoints.every == 0 {
+            return Err("invalid value 0 for `checkpoints.every`: expected at least 1 game".into());
+        }
+        if self.checkpoints.keep == 0 {
+            return Err("invalid value 0 for `checkpoints.keep`: expected at least 1".into());
+        }
+        if self.log.every == 0 {
+            return Err("invalid value 0 for `log.every`: expected at least 1 game".into());
+        }
+        Ok(())
+    }
+
+    /// What the self-play trainer needs (the ruleset resolved).
+    pub fn train_config(&self) -> Result<TrainConfig, String> {
+        Ok(TrainConfig {
+            rules: self.rules.ruleset()?,
+            seed: self.seed,
+            games: self.games,
+            layout: self.layout.clone(),
+            setups: self.setups,
+            td: self.td.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TINY: &str = include_str!("../../../configs/ntuple-tiny.toml");
+    const REGISTERED: &str = include_str!("../../../configs/ntuple.toml");
+
+    #[test]
+    fn the_configs_parse_and_their_resolved_text_reads_back_the_same() {
+        for text in [TINY, REGISTERED] {
+            let config = NTupleConfig::parse(text).unwrap();
+            assert_eq!(NTupleConfig::parse(&config.to_toml()).unwrap(), config);
+        }
+        let registered = NTupleConfig::parse(REGISTERED).unwrap();
+        assert_eq!(registered.rules.ruleset().unwrap(), stratego_engine::Ruleset::classic());
+        assert_eq!(registered.evaluation.seed, 9001);
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        for (from, to, key) in [
+            ("[td]\n", "[td]\nmomentum = 0.9\n", "unknown field `momentum`"),
+            ("alpha = 0.1", "alpha = 2.0", "`td.alpha`"),
+            ("layout = \"lines2+material\"", "layout = \"snakes\"", "`layout`"),
+            ("pieces = \"barrage\"", "pieces = \"mini\"", "`rules.pieces`"),
+            ("games = 4\n", "games = 3\n", "`evaluation.games`"),
+            ("keep = 2", "keep = 0", "`checkpoints.keep`"),
+            ("[evaluation]\n", "[evaluation]\nopponent = \"alphazero\"\n", "`evaluation.opponent`"),
+            ("[log]\nevery = 2", "[log]\nevery = 0", "`log.every`"),
+        ] {
+            assert!(TINY.contains(from), "{from:?}");
+            let e = NTupleConfig::parse(&TINY.replace(from, to)).unwrap_err();
+            assert!(e.contains(key), "{to:?} gave {e}");
+        }
+    }
+}

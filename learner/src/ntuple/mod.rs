@@ -1,0 +1,402 @@
+//! The n-tuple trainer's run (`stratego ntuple train`): TD(lambda)
+//! self-play of `stratego_baselines::ntuple` into a run directory, with
+//! evaluations, checkpoints, TensorBoard, `metrics.jsonl`, curves and exact
+//! resumption (docs/NTUPLE.md section 5).
+//!
+//! ```text
+//! runs/NAME/
+//!   config.toml                     the resolved config; `--resume` reads it
+//!   ntuple-<games:08>.safetensors   checkpoints (the last `checkpoints.keep`),
+//!                                   each a table file the `ntuple:` player reads
+//!   final.safetensors               the tables once the run is done
+//!   events.out.tfevents.*           TensorBoard (one file per start)
+//!   metrics.jsonl                   the same numbers, "resumed" lines
+//!   curves.png                      redrawn after every evaluation and at the end
+//! ```
+//!
+//! The directory itself (created once, refused when taken, reopened by its
+//! `config.toml`) is the shared `stratego_runlog::RunDir`, as for the network
+//! trainer. A killed or stopped run resumes from its latest checkpoint and
+//! continues exactly as if it had not stopped: game `g` draws everything
+//! from a generator seeded by `derive_seed(seed, g)` (inside
+//! `Trainer::play_game`), so the tables (with their temporal-coherence
+//! accumulators) and their game counter are the whole state.
+
+mod config;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, Trainer};
+use stratego_engine::{Color, Ruleset};
+use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
+use stratego_evaluation::report::MatchSummary;
+use stratego_players::PlayerFactory;
+use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, RunDir, TensorBoard};
+
+pub use config::{CheckpointConfig, EvaluationConfig, LogConfig, NTupleConfig};
+
+use crate::curves::draw_ntuple_curves;
+use crate::TrainError;
+
+/// Checkpoints are `ntuple-<games:08>.safetensors`.
+pub const CHECKPOINT_STEM: &str = "ntuple";
+pub const CHECKPOINT_EXT: &str = "safetensors";
+/// The tables at the end of a run.
+pub const FINAL_TABLES: &str = "final.safetensors";
+
+/// How `NTupleRun::train` runs.
+#[derive(Clone, Debug, Default)]
+pub struct NTupleOptions {
+    /// Stop after this many games in this invocation (checkpointed, so the
+    /// run can be resumed); `None` plays to the config's `games`.
+    pub stop_after: Option<u64>,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// How a call of `NTupleRun::train` ended; both are normal outcomes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every game of the config is played; the final tables are here.
+    Finished { tables: PathBuf },
+    /// `stop_after` was reached first; the latest checkpoint holds the run.
+    Stopped,
+}
+
+/// What a call of `NTupleRun::train` did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NTupleSummary {
+    /// Games played in this call, and the seconds it took.
+    pub played: u64,
+    pub seconds: f64,
+    /// Games played by the run in all, of the config's `games`.
+    pub games_played: u64,
+    pub games: u64,
+    /// The last evaluation's score of this call, if one ran.
+    pub last_score: Option<f64>,
+    /// `curves.png`, once anything is logged.
+    pub curves: Option<PathBuf>,
+    pub outcome: Outcome,
+}
+
+/// A run directory with its trainer, ready to train: a new run or a resumed one.
+pub struct NTupleRun {
+    dir: RunDir,
+    config: NTupleConfig,
+    trainer: Trainer,
+    resumed: bool,
+    start_games: u64,
+    board: TensorBoard,
+    metrics: MetricsLog,
+    opponent: Arc<dyn PlayerFactory>,
+}
+
+fn run_error(e: impl std::fmt::Display) -> TrainError {
+    TrainError::Run(e.to_string())
+}
+
+impl NTupleRun {
+    /// A new run of `config` in `root` (which must not hold anything yet):
+    /// writes the resolved config and the untrained tables as checkpoint 0.
+    pub fn create(root: &Path, config: NTupleConfig) -> Result<NTupleRun, TrainError> {
+        config.validate().map_err(TrainError::Config)?;
+        let train = config.train_config().map_err(TrainError::Config)?;
+        let net = train.fresh_net().map_err(TrainError::Config)?;
+        let dir = RunDir::create(root, &config.to_toml()).map_err(run_error)?;
+        let run = NTupleRun::start(dir, config, net, false)?;
+        run.checkpoint()?;
+        Ok(run)
+    }
+
+    /// The run in `root`, from its `config.toml` and latest checkpoint.
+    pub fn resume(root: &Path) -> Result<NTupleRun, TrainError> {
+        let dir = RunDir::open(root).map_err(run_error)?;
+        let config = NTupleConfig::load(&dir.config_path())?;
+        let latest = checkpoints(root, CHECKPOINT_STEM, CHECKPOINT_EXT)?.pop().ok_or_else(|| {
+            TrainError::Run(format!(
+                "{} has no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) to resume from",
+                root.display()
+            ))
+        })?;
+        let rules = config.rules.ruleset().map_err(TrainError::Config)?;
+        let net = NTupleNet::load(&latest.path, Some(&rules)).map_err(run_error)?;
+        NTupleRun::start(dir, config, net, true)
+    }
+
+    fn start(dir: RunDir, config: NTupleConfig, net: NTupleNet, resumed: bool) -> Result<NTupleRun, TrainError> {
+        let start_games = net.games;
+        let trainer = Trainer::new(config.train_config().map_err(TrainError::Config)?, net).map_err(run_error)?;
+        let opponent = crate::evaluate::players()
+            .factory(&config.evaluation.opponent)
+            .map_err(|e| TrainError::Config(format!("`evaluation.opponent`: {e}")))?;
+        let board = TensorBoard::create(dir.root(), resumed.then_some(start_games))?;
+        let mut metrics = MetricsLog::append(&dir.metrics_path())?;
+        if resumed {
+            metrics.event("resumed", start_games)?;
+        }
+        Ok(NTupleRun { dir, config, trainer, resumed, start_games, board, metrics, opponent })
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.root()
+    }
+
+    pub fn config(&self) -> &NTupleConfig {
+        &self.config
+    }
+
+    /// Whether this run continues from a checkpoint.
+    pub fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// Games the run had played when this process took it up.
+    pub fn start_games(&self) -> u64 {
+        self.start_games
+    }
+
+    pub fn rules(&self) -> Ruleset {
+        self.trainer.config().rules
+    }
+
+    pub fn net(&self) -> &NTupleNet {
+        self.trainer.net()
+    }
+
+    /// Plays self-play games, learning after every move, until the config's
+    /// `games` or `options.stop_after` more: logs every `log.every` games,
+    /// evaluates every `evaluation.every` (and redraws the curves),
+    /// checkpoints every `checkpoints.every`, and all of it at the end. A
+    /// finished run writes `final.safetensors`; a stopped one a checkpoint.
+    pub fn train(mut self, options: &NTupleOptions) -> Result<NTupleSummary, TrainError> {
+        let total = self.config.games;
+        let end = options.stop_after.map_or(total, |n| total.min(self.start_games.saturating_add(n)));
+        let bar = if options.progress {
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} games ({per_sec}, eta {eta})  {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_position(self.start_games);
+        let started = Instant::now();
+        let mut window = Window::default();
+        let mut last_score = None;
+        let result = (|| -> Result<(), TrainError> {
+            while self.trainer.games_played() < end {
+                let tick = Instant::now();
+                let stats = self.trainer.play_game();
+                window.add(&stats, tick.elapsed().as_secs_f64());
+                let games = self.trainer.games_played();
+                let finished = games == total;
+                if games.is_multiple_of(self.config.log.every) || finished {
+                    let scalars = window.scalars(&stats);
+                    self.board.scalars(games, &scalars)?;
+                    self.metrics.write(games, &scalars)?;
+                    window = Window::default();
+                }
+                let e = &self.config.evaluation;
+                if e.every > 0 && (games.is_multiple_of(e.every) || finished) {
+                    let summary = self.evaluate()?;
+                    let values = [
+                        ("eval/score", summary.score),
+                        ("eval/wins", summary.a_wins as f64),
+                        ("eval/draws", summary.draws as f64),
+                        ("eval/losses", summary.a_losses as f64),
+                    ];
+                    self.board.scalars(games, &values)?;
+                    self.metrics.write(games, &values)?;
+                    last_score = Some(summary.score);
+                    self.draw_curves()?;
+                }
+                if games.is_multiple_of(self.config.checkpoints.every) || finished {
+                    self.checkpoint()?;
+                }
+                bar.set_position(games);
+                let score = last_score
+                    .map_or(String::new(), |s| format!(", score vs {} {s:.3}", self.config.evaluation.opponent));
+                bar.set_message(format!("td error {:.4}{score}", stats.td_error));
+            }
+            Ok(())
+        })();
+        bar.finish_and_clear();
+        result?;
+        let seconds = started.elapsed().as_secs_f64();
+        let games_played = self.trainer.games_played();
+        let outcome = if games_played < total {
+            self.checkpoint()?;
+            Outcome::Stopped
+        } else {
+            let tables = self.root().join(FINAL_TABLES);
+            atomic_write(&tables, &self.net().to_bytes(Some(&self.training_note())))?;
+            Outcome::Finished { tables }
+        };
+        Ok(NTupleSummary {
+            played: games_played - self.start_games,
+            seconds,
+            games_played,
+            games: total,
+            last_score,
+            curves: self.draw_curves()?,
+            outcome,
+        })
+    }
+
+    /// Redraws `curves.png` from `metrics.jsonl` (see `crate::curves`).
+    fn draw_curves(&self) -> Result<Option<PathBuf>, TrainError> {
+        let e = &self.config.evaluation;
+        draw_ntuple_curves(self.root(), &e.opponent, e.games)
+    }
+
+    /// Writes the current tables as a checkpoint, keeping the newest `checkpoints.keep`.
+    fn checkpoint(&self) -> Result<PathBuf, TrainError> {
+        let net = self.net();
+        let path = self.root().join(checkpoint_name(CHECKPOINT_STEM, net.games, CHECKPOINT_EXT));
+        atomic_write(&path, &net.to_bytes(Some(&self.training_note())))?;
+        prune_checkpoints(self.root(), CHECKPOINT_STEM, CHECKPOINT_EXT, self.config.checkpoints.keep)?;
+        Ok(path)
+    }
+
+    /// The table files' `ntuple.training` note: the command and the run's config.
+    fn training_note(&self) -> String {
+        serde_json::to_string(&serde_json::json!({
+            "command": "stratego ntuple train",
+            "config": self.config.to_toml(),
+        }))
+        .expect("json")
+    }
+
+    /// The current tables' match against the opponent (the same match every time).
+    fn evaluate(&self) -> Result<MatchSummary, TrainError> {
+        let e = &self.config.evaluation;
+        let net = self.net();
+        let ours = NTupleFactory {
+            net: Arc::new(net.clone()),
+            name: format!("ntuple:{}@{}", self.root().display(), net.games),
+            setup: e.setup.parse().map_err(|err| TrainError::Config(format!("`evaluation.setup`: {err}")))?,
+        };
+        let config =
+            MatchConfig { rules: *net.rules(), games: e.games, seed: e.seed, setups: SetupMode::Swap, sprt: None };
+        let result = play_match(&ours, self.opponent.as_ref(), &config, &|_| {})
+            .map_err(|err| TrainError::Data(format!("evaluation against {}: {err}", e.opponent)))?;
+        Ok(MatchSummary::of(&result))
+    }
+}
+
+/// Running sums of the games since the last log point.
+#[derive(Default)]
+struct Window {
+    games: u64,
+    td_error: f64,
+    plies: f64,
+    red_wins: f64,
+    draws: f64,
+    explored: f64,
+    /// Time spent playing the games (not logging, evaluating or saving).
+    seconds: f64,
+}
+
+impl Window {
+    fn add(&mut self, s: &GameStats, seconds: f64) {
+        self.seconds += seconds;
+        self.games += 1;
+        self.td_error += s.td_error;
+        self.plies += s.plies as f64;
+        self.red_wins += f64::from(u8::from(s.winner == Some(Color::Red)));
+        self.draws += f64::from(u8::from(s.winner.is_none()));
+        self.explored += s.explored as f64 / s.plies.max(1) as f64;
+    }
+
+    /// The log point: window means, and the schedules at its last game.
+    fn scalars(&self, s: &GameStats) -> Vec<(&'static str, f64)> {
+        let n = self.games.max(1) as f64;
+        let seconds = self.seconds;
+        vec![
+            ("td/error", self.td_error / n),
+            ("td/alpha", s.alpha),
+            ("td/lambda", s.lambda),
+            ("td/epsilon", s.epsilon),
+            ("selfplay/plies", self.plies / n),
+            ("selfplay/red_wins", self.red_wins / n),
+            ("selfplay/draws", self.draws / n),
+            ("selfplay/explored", self.explored / n),
+            ("selfplay/games_per_second", if seconds > 0.0 { n / seconds } else { 0.0 }),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> NTupleConfig {
+        NTupleConfig::parse(include_str!("../../../configs/ntuple-tiny.toml")).unwrap()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("learner-ntuple-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn weights(path: &Path) -> Vec<f32> {
+        NTupleNet::load(path, None).unwrap().weights().to_vec()
+    }
+
+    #[test]
+    fn stopping_is_an_outcome_and_a_resumed_run_ends_with_the_same_tables() {
+        let dir = scratch("resume");
+        let options = NTupleOptions::default();
+        // 12 games, evaluated every 4 (the tiny config).
+        let whole = NTupleRun::create(&dir.join("whole"), tiny()).unwrap().train(&options).unwrap();
+        let Outcome::Finished { tables } = &whole.outcome else { panic!("{whole:?}") };
+        assert_eq!((whole.played, whole.games_played, whole.games), (12, 12, 12));
+        assert!(whole.last_score.is_some() && whole.curves.as_ref().is_some_and(|p| p.exists()));
+
+        // The games are the self-play trainer's own: evaluations, logs and
+        // checkpoints leave its streams alone (game g draws from
+        // derive_seed(seed, g)), so the tables equal a bare training loop's.
+        let train = tiny().train_config().unwrap();
+        let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), ()>(())).unwrap();
+        assert_eq!(weights(tables), bare.net().weights());
+
+        // Stopped after 5, then resumed: the same tables.
+        let parts = dir.join("parts");
+        let run = NTupleRun::create(&parts, tiny()).unwrap();
+        assert!(!run.resumed() && run.start_games() == 0);
+        let stop = NTupleOptions { stop_after: Some(5), ..NTupleOptions::default() };
+        let first = run.train(&stop).unwrap();
+        assert_eq!((first.outcome.clone(), first.played, first.games_played), (Outcome::Stopped, 5, 5));
+        assert!(!parts.join(FINAL_TABLES).exists());
+        assert!(parts.join(checkpoint_name(CHECKPOINT_STEM, 5, CHECKPOINT_EXT)).exists());
+        let run = NTupleRun::resume(&parts).unwrap();
+        assert!(run.resumed() && run.start_games() == 5);
+        let rest = run.train(&options).unwrap();
+        assert_eq!((rest.played, rest.games_played), (7, 12));
+        assert_eq!(weights(&parts.join(FINAL_TABLES)), weights(tables));
+        // Points every `log.every` = 2 games, evaluations every 4.
+        let scalars = stratego_runlog::read_scalars(&parts).unwrap();
+        let steps = |tag: &str| scalars.iter().filter(|s| s.tag == tag).map(|s| s.step).collect::<Vec<_>>();
+        assert!(steps("td/error").ends_with(&[6, 8, 10, 12]), "{:?}", steps("td/error"));
+        assert!(steps("eval/score").ends_with(&[8, 12]), "{:?}", steps("eval/score"));
+
+        // A taken directory is refused; resuming needs a checkpoint.
+        let taken = NTupleRun::create(&parts, tiny()).err().unwrap().to_string();
+        assert!(taken.contains("already exists"), "{taken}");
+        let bare_dir = dir.join("no-checkpoint");
+        std::fs::create_dir_all(&bare_dir).unwrap();
+        std::fs::copy(parts.join("config.toml"), bare_dir.join("config.toml")).unwrap();
+        let none = NTupleRun::resume(&bare_dir).err().unwrap().to_string();
+        assert!(none.contains("has no checkpoint"), "{none}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,95 @@
+//! The run directory itself, whatever trains in it: a new run gets a fresh
+//! directory holding its resolved config (`config.toml`, every default
+//! filled in), and a run resumes only from a directory that has one.
+//!
+//! Both trainers start and resume their runs here; what a checkpoint holds
+//! is theirs (the network trainer keeps directories under `checkpoints/`,
+//! the n-tuple trainer table files named by `checkpoint_name`).
+
+use std::path::{Path, PathBuf};
+
+use crate::{atomic_write, RunLogError};
+
+/// The resolved config's file name in a run directory.
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// The first line of every run's `config.toml`.
+const CONFIG_HEADER: &str = "# The resolved config of this run (every default filled in); `--resume` reads it.\n";
+
+/// A run directory, created for a new run or opened to resume one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+fn refused(root: &Path, why: &str) -> RunLogError {
+    RunLogError::RunDir { path: root.display().to_string(), message: why.into() }
+}
+
+impl RunDir {
+    /// A new run directory at `root` holding `config_toml` (the resolved
+    /// config) as `config.toml`, written atomically. A directory that exists
+    /// and is not empty is refused: it may hold another run.
+    pub fn create(root: &Path, config_toml: &str) -> Result<RunDir, RunLogError> {
+        let occupied = match std::fs::read_dir(root) {
+            Ok(mut entries) => entries.next().is_some(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => return Err(RunLogError::io(root, e)),
+        };
+        if occupied {
+            return Err(refused(root, "already exists and is not empty (use --resume to continue that run)"));
+        }
+        std::fs::create_dir_all(root).map_err(|e| RunLogError::io(root, e))?;
+        let text = format!("{CONFIG_HEADER}{config_toml}");
+        atomic_write(&root.join(CONFIG_FILE), text.as_bytes())?;
+        Ok(RunDir { root: root.to_path_buf() })
+    }
+
+    /// An existing run directory: one that holds a `config.toml`.
+    pub fn open(root: &Path) -> Result<RunDir, RunLogError> {
+        if !root.join(CONFIG_FILE).is_file() {
+            return Err(refused(root, "is not a run directory (no config.toml)"));
+        }
+        Ok(RunDir { root: root.to_path_buf() })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The run's resolved config file.
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join(CONFIG_FILE)
+    }
+
+    /// The run's `metrics.jsonl`.
+    pub fn metrics_path(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_directory_is_created_once_and_opened_by_its_config() {
+        let dir = std::env::temp_dir().join(format!("runlog-rundir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // An empty existing directory is fine; a missing one is created.
+        std::fs::create_dir_all(dir.join("empty")).unwrap();
+        for name in ["empty", "new/nested"] {
+            let run = RunDir::create(&dir.join(name), "seed = 1\n").unwrap();
+            let text = std::fs::read_to_string(run.config_path()).unwrap();
+            assert!(text.starts_with('#') && text.ends_with("seed = 1\n"), "{text}");
+            assert_eq!(RunDir::open(&dir.join(name)).unwrap(), run);
+        }
+        let again = RunDir::create(&dir.join("empty"), "seed = 2\n").unwrap_err().to_string();
+        assert!(again.contains("already exists") && again.contains("--resume"), "{again}");
+        assert!(std::fs::read_to_string(dir.join("empty/config.toml")).unwrap().ends_with("seed = 1\n"));
+        std::fs::create_dir_all(dir.join("bare")).unwrap();
+        let bare = RunDir::open(&dir.join("bare")).unwrap_err().to_string();
+        assert!(bare.contains("is not a run directory"), "{bare}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
