@@ -2,8 +2,8 @@
 use rand::SeedableRng;
 use stratego_baselines::ntuple::alphabet::*;
 use stratego_baselines::ntuple::*;
-use stratego_players::player::AgentRng;
 use stratego_engine::*;
+use stratego_players::player::AgentRng;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

@@ -2,10 +2,10 @@
 use rand::SeedableRng;
 use std::sync::Arc;
 use stratego_baselines::ntuple::*;
+use stratego_engine::*;
 use stratego_players::player::{AgentRng, Player};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{InfoView, PublicPly};
-use stratego_engine::*;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

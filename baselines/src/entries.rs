@@ -159,7 +159,8 @@ pub fn register(registry: &mut Registry) {
             let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
             let name = expectimax_spec(&config, setup, &leaf).to_string();
             let check_rules = Some(leaf.clone());
-            let make = move || Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(leaf.clone())) as Box<dyn Player>;
+            let make =
+                move || Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(leaf.clone())) as Box<dyn Player>;
             Ok(Arc::new(FnFactory { name, make, check_rules }))
         }),
     });

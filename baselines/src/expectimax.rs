@@ -111,7 +111,6 @@ impl Leaf {
                 .map_err(|e| format!("its leaf tables were trained for another ruleset: {e}")),
         }
     }
-
 }
 
 #[derive(Clone, Debug, Default)]
@@ -338,7 +337,7 @@ impl Search {
 
 impl Player for ExpectimaxPlayer {
     fn name(&self) -> String {
-crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf).to_string()
+        crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

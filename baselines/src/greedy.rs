@@ -12,9 +12,9 @@
 use rand::Rng;
 use stratego_engine::{battle, BattleResult, CountingPrior, Move, PieceSet, PieceType, Setup, TypeDistribution};
 
+use crate::values::value;
 use stratego_players::player::{AgentRng, Player, PlayerError};
 use stratego_players::setup_policy::SetupPolicy;
-use crate::values::value;
 use stratego_players::view::{Cell, InfoView, OpponentPiece};
 
 /// Bonus for a battle that reveals a hidden opponent piece.
@@ -93,9 +93,9 @@ impl Player for GreedyPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stratego_players::view::{public_history, InfoView};
     use rand::SeedableRng;
     use stratego_engine::State;
+    use stratego_players::view::{public_history, InfoView};
 
     fn state(board: &str) -> State {
         let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
@@ -149,8 +149,9 @@ mod tests {
         let history = public_history(&s);
         let view = InfoView::new(&s, &history);
         let mut player = GreedyPlayer::default();
-        let picks: std::collections::BTreeSet<String> =
-            (0..40).map(|seed| player.choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap().to_string()).collect();
+        let picks: std::collections::BTreeSet<String> = (0..40)
+            .map(|seed| player.choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap().to_string())
+            .collect();
         assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec!["e2-d2", "e2-f2"]);
         let again = player.choose_move(&view, &mut AgentRng::seed_from_u64(7));
         assert_eq!(again, player.choose_move(&view, &mut AgentRng::seed_from_u64(7)), "same seed, same pick");

@@ -2,13 +2,13 @@
 //! the expectimax search's pruning changes no decision.
 
 use rand::SeedableRng;
-use stratego_players::determinize::with_hidden_type;
 use stratego_baselines::eval::{evaluate, terminal_score};
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
+use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
+use stratego_players::determinize::with_hidden_type;
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{public_history, InfoView, PublicPly};
 use stratego_players::{AgentRng, Player};
-use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
 
 const SPECS: [&str; 6] = [
     "random",

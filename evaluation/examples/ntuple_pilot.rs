@@ -1,11 +1,11 @@
 // TEMPORARY pilot harness (not to be committed).
 use std::sync::Arc;
 use std::time::Instant;
-use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
 use stratego_baselines::ntuple::*;
+use stratego_engine::Ruleset;
+use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::setup_policy::SetupPolicy;
-use stratego_engine::Ruleset;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();

@@ -17,4 +17,3 @@ pub fn arena_games_per_second(factory: &dyn PlayerFactory, games: u32, seed: u64
     let plies: u64 = result.games.iter().map(|g| g.plies as u64).sum();
     Ok((result.games.len() as f64 / seconds, plies as f64 / result.games.len() as f64))
 }
-

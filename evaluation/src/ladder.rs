@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use crate::arena::{derive_seed, play_match, ArenaError, GameResult, MatchConfig, MatchResult};
 use crate::chart::{draw_ratings, ChartError};
-use stratego_players::PlayerFactory;
 use crate::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use crate::stats::{bradley_terry_with_intervals, PairingResults, Rating};
+use stratego_players::PlayerFactory;
 
 /// Bootstrap resamples for the rating intervals.
 pub const BOOTSTRAP_RESAMPLES: usize = 1000;

@@ -4,12 +4,12 @@
 use std::path::PathBuf;
 
 use rand::{Rng, SeedableRng};
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, SetupMode};
-use stratego_baselines::ntuple::{layout, Layout, NTupleNet};
 use stratego_baselines::factory_of as factory;
-use stratego_players::{PlayerSpec, SpecError};
-use stratego_players::AgentRng;
+use stratego_baselines::ntuple::{layout, Layout, NTupleNet};
 use stratego_engine::Ruleset;
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, SetupMode};
+use stratego_players::AgentRng;
+use stratego_players::{PlayerSpec, SpecError};
 
 /// A table file with seeded random weights, for `rules`.
 pub fn table_file(name: &str, rules: Ruleset) -> PathBuf {

@@ -53,7 +53,8 @@ fn running_appends_results_and_never_rewrites_earlier_bytes() {
     assert_eq!(parsed.results[0], first.logged);
     assert_eq!(parsed.results[1], second.logged);
     // Same seed, same games: the reproduction agrees.
-    let outcome = |r: &stratego_evaluation::registration::LoggedResult| (r.a_wins, r.draws, r.a_losses, r.decision.clone());
+    let outcome =
+        |r: &stratego_evaluation::registration::LoggedResult| (r.a_wins, r.draws, r.a_losses, r.decision.clone());
     assert_eq!(outcome(&parsed.results[0]), outcome(&parsed.results[1]));
     assert_eq!(parsed.results[0].games_played, 8);
     assert!(parsed.results[0].rule.contains("lower end of the 95% interval"));

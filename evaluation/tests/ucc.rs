@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
+use stratego_engine::{BattleResult, Color, Move, PieceSet, PieceType, Setup, Square, State};
 use stratego_evaluation::ucc::{self, ucc_char, ucc_rules, UccEnd, UccOutcome};
 use stratego_players::AgentRng;
-use stratego_engine::{BattleResult, Color, Move, PieceSet, PieceType, Setup, Square, State};
 
 /// What the referee saw of one game.
 #[derive(Default, Debug)]

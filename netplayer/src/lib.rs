@@ -28,7 +28,9 @@ use rand::{Rng, SeedableRng};
 use stratego_engine::{observe, Layout, Move, PieceSet, Ruleset, Setup, NUM_ACTIONS};
 use stratego_model::{checkpoint, choose_action, infer, ModelError, StrategoNet};
 use stratego_players::reconstruct::public_replay;
-use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
+use stratego_players::{
+    AgentRng, Entry, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError,
+};
 
 /// The options of a network player, after the path in its spec.
 #[derive(Copy, Clone, PartialEq, Debug, Default)]

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rand::SeedableRng;
+use stratego_engine::{observe, Layout, Ruleset, Setup, State, NUM_ACTIONS};
 use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SetupMode};
-use stratego_players::{Registry, SpecError};
+use stratego_model::{device, infer, save, CheckpointMeta, ModelConfig, StrategoNet};
+use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::view::{InfoView, PublicPly};
 use stratego_players::{AgentRng, PlayerFactory};
-use stratego_engine::{observe, Layout, Ruleset, Setup, State, NUM_ACTIONS};
-use stratego_netplayer::{NetOptions, NetPlayerFactory};
-use stratego_model::{device, infer, save, CheckpointMeta, ModelConfig, StrategoNet};
+use stratego_players::{Registry, SpecError};
 
 /// Short games keep the debug build of burn fast: Barrage, capped at 40 plies.
 fn short_barrage() -> Ruleset {

@@ -195,8 +195,13 @@ mod tests {
         let r = registry();
         let err = |t: &str| r.factory(t).err().unwrap();
         assert_eq!(err(""), SpecError::Empty { known: r.known() });
-        assert!(err("alphazero").to_string().contains("unknown player `alphazero`; expected idle[:OPTIONS] or file:PATH"));
-        assert_eq!(err("file:"), SpecError::MissingPath { player: "file".into(), what: "a file path, e.g. file:x.bin".into() });
+        assert!(err("alphazero")
+            .to_string()
+            .contains("unknown player `alphazero`; expected idle[:OPTIONS] or file:PATH"));
+        assert_eq!(
+            err("file:"),
+            SpecError::MissingPath { player: "file".into(), what: "a file path, e.g. file:x.bin".into() }
+        );
         assert!(err("file").to_string().contains("`file:` needs a file path"));
         assert!(matches!(err("idle:depth"), SpecError::Malformed { option, .. } if option == "depth"));
         assert!(matches!(err("idle:depth=3"), SpecError::UnknownOption { key, .. } if key == "depth"));

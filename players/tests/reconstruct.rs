@@ -2,10 +2,10 @@
 //! observation planes (both layouts) and legal moves are the true state's.
 
 use rand::{Rng, SeedableRng};
+use stratego_engine::{observe, Layout, PieceSet, Ruleset, Setup, State};
 use stratego_players::reconstruct::{public_replay, ReconstructError};
 use stratego_players::view::{public_history, InfoView, PublicPly};
 use stratego_players::AgentRng;
-use stratego_engine::{observe, Layout, PieceSet, Ruleset, Setup, State};
 
 /// Rulesets that change what the replay must reproduce: both armies, both
 /// switches of the chasing rule, a stricter and a looser two-square limit.

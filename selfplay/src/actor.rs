@@ -76,9 +76,9 @@ impl Actors {
         self.stop.store(true, Ordering::Relaxed);
         let mut first_error = Ok(());
         for (actor, thread) in self.threads.into_iter().enumerate() {
-            let result = thread
-                .join()
-                .unwrap_or_else(|payload| Err(SelfPlayError::ActorPanicked { actor, message: panic_message(&*payload) }));
+            let result = thread.join().unwrap_or_else(|payload| {
+                Err(SelfPlayError::ActorPanicked { actor, message: panic_message(&*payload) })
+            });
             if first_error.is_ok() {
                 first_error = result;
             }
