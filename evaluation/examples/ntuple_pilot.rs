@@ -20,7 +20,7 @@ fn main() {
     };
     let layout = a[6].clone();
     let every: u64 = a[7].parse().unwrap();
-    let tc = a.get(8).map_or(false, |s| s == "tc");
+    let tc = a.get(8).is_some_and(|s| s == "tc");
     let alpha_final: Option<f64> = a.get(9).map(|s| s.parse().unwrap());
     let config = TrainConfig {
         rules: Ruleset::classic(),
