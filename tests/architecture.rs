@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-const BEGIN: &str = "<!-- generated: crate graph -->";
+const BEGIN: &str = "<!-- generated: crate graph -->\n";
 const END: &str = "<!-- end generated -->";
 
 fn root() -> PathBuf {
@@ -69,16 +69,11 @@ fn generated() -> String {
 #[test]
 fn the_architecture_doc_matches_the_workspace() {
     let path = root().join("docs/ARCHITECTURE.md");
-    let doc = std::fs::read_to_string(&path).unwrap();
-    let (start, end) = (doc.find(BEGIN).expect("begin marker"), doc.find(END).expect("end marker"));
-    let fresh = format!("{}{BEGIN}\n{}{}", &doc[..start], generated(), &doc[end..]);
-    if std::env::var_os("UPDATE_ARCH_DOCS").is_some() {
-        std::fs::write(&path, &fresh).unwrap();
-    }
-    assert!(
-        doc == fresh,
-        "docs/ARCHITECTURE.md is out of date: run `UPDATE_ARCH_DOCS=1 cargo test --test architecture`"
-    );
+    let path = path.to_str().unwrap();
+    let test = "cargo test --test architecture";
+    stratego_engine::generated_docs::check(path, BEGIN, END, &generated(), "UPDATE_ARCH_DOCS", test)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let doc = std::fs::read_to_string(path).unwrap();
     // Every crate has its paragraph, headed by its folder.
     for folder in members().keys().filter(|f| *f != ".") {
         assert!(doc.contains(&format!("### `{folder}/`")), "docs/ARCHITECTURE.md has no paragraph for {folder}/");

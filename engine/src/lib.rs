@@ -17,6 +17,7 @@ mod chase;
 pub mod conformance;
 pub mod error;
 pub mod game;
+pub mod generated_docs;
 pub mod history;
 mod movegen;
 pub mod notation;

@@ -18,18 +18,9 @@ const END: &str = "<!-- END GENERATED PLANE TABLES -->";
 /// them. Run with `UPDATE_OBS_DOCS=1` to rewrite the generated part.
 #[test]
 fn docs_match_the_plane_tables() {
-    let doc = std::fs::read_to_string(DOC).expect("docs/OBSERVATIONS.md exists");
-    let start = doc.find(BEGIN).expect("the begin marker") + BEGIN.len();
-    let end = doc.find(END).expect("the end marker");
-    let generated = plane_tables_markdown();
-    if std::env::var_os("UPDATE_OBS_DOCS").is_some() {
-        std::fs::write(DOC, format!("{}{generated}{}", &doc[..start], &doc[end..])).unwrap();
-        return;
-    }
-    assert!(
-        doc[start..end] == generated,
-        "docs/OBSERVATIONS.md is out of date: run `UPDATE_OBS_DOCS=1 cargo test -p stratego-engine --test observations`"
-    );
+    let test = "cargo test -p stratego-engine --test observations";
+    stratego_engine::generated_docs::check(DOC, BEGIN, END, &plane_tables_markdown(), "UPDATE_OBS_DOCS", test)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

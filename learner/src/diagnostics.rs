@@ -379,18 +379,9 @@ mod tests {
     /// defines it. Run with `UPDATE_TRAINING_DOCS=1` to rewrite it.
     #[test]
     fn docs_match_the_diagnostics_table() {
-        let doc = std::fs::read_to_string(DOC).expect("docs/TRAINING.md exists");
-        let start = doc.find(BEGIN).expect("the begin marker") + BEGIN.len();
-        let end = doc.find(END).expect("the end marker");
-        let generated = tags_markdown();
-        if std::env::var_os("UPDATE_TRAINING_DOCS").is_some() {
-            std::fs::write(DOC, format!("{}{generated}{}", &doc[..start], &doc[end..])).unwrap();
-            return;
-        }
-        assert!(
-            doc[start..end] == generated,
-            "docs/TRAINING.md is out of date: run `UPDATE_TRAINING_DOCS=1 cargo test -p stratego-learner diagnostics`"
-        );
+        let test = "cargo test -p stratego-learner diagnostics";
+        stratego_engine::generated_docs::check(DOC, BEGIN, END, &tags_markdown(), "UPDATE_TRAINING_DOCS", test)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 
     #[test]

@@ -1,0 +1,45 @@
+//! Generated parts of the docs, kept equal to the code that defines them.
+//!
+//! Several tables live in code and in a document (the observation planes,
+//! the learner's diagnostics, the crate graph). Each document holds the
+//! generated part between two marker lines; a drift test calls [`check`],
+//! which fails with the command that rewrites it, and rewrites it when that
+//! command's environment variable is set. It sits in the engine only because
+//! every crate can reach it there; it knows nothing of the rules.
+
+/// Compares the text between `begin` and `end` in the document at `path`
+/// with `generated`. With the environment variable `update` set, writes
+/// `generated` there instead. `Err` says what is wrong and how to fix it.
+pub fn check(path: &str, begin: &str, end: &str, generated: &str, update: &str, test: &str) -> Result<(), String> {
+    let doc = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let start = doc.find(begin).ok_or_else(|| format!("{path} has no line `{begin}`"))? + begin.len();
+    let stop = doc[start..].find(end).ok_or_else(|| format!("{path} has no line `{end}` after `{begin}`"))? + start;
+    if std::env::var_os(update).is_some() {
+        let fresh = format!("{}{generated}{}", &doc[..start], &doc[stop..]);
+        return std::fs::write(path, fresh).map_err(|e| format!("cannot write {path}: {e}"));
+    }
+    if doc[start..stop] == *generated {
+        Ok(())
+    } else {
+        Err(format!("{path} is out of date: run `{update}=1 {test}`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drift_is_found_and_rewritten() {
+        let path = std::env::temp_dir().join(format!("generated-docs-{}.md", std::process::id()));
+        let path = path.to_str().unwrap();
+        std::fs::write(path, "intro\n<!-- b -->\nold\n<!-- e -->\noutro\n").unwrap();
+        let run = |update: &str| check(path, "<!-- b -->\n", "<!-- e -->", "new\n", update, "cargo test x");
+        let err = run("GENERATED_DOCS_TEST_UNSET_VARIABLE").unwrap_err();
+        assert!(err.contains("is out of date: run `GENERATED_DOCS_TEST_UNSET_VARIABLE=1 cargo test x`"), "{err}");
+        assert!(check(path, "<!-- nope -->", "<!-- e -->", "", "X_UNSET", "t").unwrap_err().contains("has no line"));
+        std::fs::write(path, "intro\n<!-- b -->\nnew\n<!-- e -->\noutro\n").unwrap();
+        assert_eq!(run("GENERATED_DOCS_TEST_UNSET_VARIABLE"), Ok(()));
+        std::fs::remove_file(path).unwrap();
+    }
+}
