@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use stratego_evaluation::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
 use stratego_baselines::bench::expectimax_nodes_per_second;
 use stratego_baselines::expectimax::ExpectimaxConfig;
+use stratego_evaluation::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;

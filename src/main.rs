@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
 mod arena_cli;
 mod cotoan_cli;
+mod distill_cli;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;
@@ -97,6 +98,8 @@ enum Command {
     },
     /// Train the network by self-play (configs/*.toml), or resume a run.
     Train(train_cli::TrainArgs),
+    /// Train a network by imitation of a teacher player's games (a config's [pretrain]) and write its checkpoint.
+    Distill(distill_cli::DistillArgs),
     /// N-tuple tables trained by TD(lambda) self-play (docs/NTUPLE.md).
     Ntuple {
         #[command(subcommand)]
@@ -281,6 +284,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Ladder(args) => arena_cli::ladder(out, args),
         Command::Register { what } => arena_cli::register(out, what),
         Command::Train(args) => train_cli::train_command(out, args),
+        Command::Distill(args) => distill_cli::distill_command(out, args),
         Command::Bench { what: BenchCommand::Train(args) } => train_cli::bench_train(out, args),
         Command::Ntuple { what } => ntuple_cli::run(what, out),
         Command::Bench { what: BenchCommand::Ntuple(args) } => ntuple_cli::bench(out, args),

@@ -73,8 +73,14 @@ pub fn run(command: ModelCommand, out: &mut impl Write) -> Result<(), CliError> 
         ModelCommand::Info { checkpoint } => {
             let meta = read_meta(&checkpoint)?;
             writeln!(out, "model {}", serde_json_like(&meta.config)).map_err(output)?;
-            writeln!(out, "layout {} ({} planes, identity {})", meta.layout, meta.layout.channels(), meta.layout.identity())
-                .map_err(output)?;
+            writeln!(
+                out,
+                "layout {} ({} planes, identity {})",
+                meta.layout,
+                meta.layout.channels(),
+                meta.layout.identity()
+            )
+            .map_err(output)?;
             writeln!(out, "rules {} (id {})", meta.rules, meta.rules.id()).map_err(output)?;
             writeln!(out, "step {}", meta.step).map_err(output)?;
             writeln!(out, "parameters {}", meta.config.parameter_count(meta.layout.channels())).map_err(output)

@@ -31,7 +31,8 @@ fn members() -> BTreeMap<String, Member> {
             toml::from_str(&std::fs::read_to_string(root().join(folder).join("Cargo.toml")).unwrap()).unwrap();
         let package = manifest["package"]["name"].as_str().unwrap().to_string();
         let deps = manifest.get("dependencies").and_then(|d| d.as_table()).cloned().unwrap_or_default();
-        let (ours, external): (Vec<String>, Vec<String>) = deps.keys().cloned().partition(|k| k.starts_with("stratego-"));
+        let (ours, external): (Vec<String>, Vec<String>) =
+            deps.keys().cloned().partition(|k| k.starts_with("stratego-"));
         out.insert(folder.to_string(), Member { package, ours, external });
     }
     out

@@ -132,6 +132,7 @@ pub struct TrainConfig {
     pub learner: LearnerConfig,
     pub checkpoint: CheckpointConfig,
     pub eval: EvalConfig,
+    pub pretrain: PretrainConfig,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -242,6 +243,62 @@ pub struct EvalConfig {
     /// Games per opponent (played in colour-swapped pairs).
     pub games: u32,
     pub opponents: Vec<String>,
+}
+
+/// The warm start by imitation (`distill.rs`): supervised training of the
+/// policy, value and belief heads on games of a teacher player, before RL.
+/// `stratego distill` uses this section whether or not `enabled` is set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PretrainConfig {
+    /// Pretrain when `stratego train` starts a run that has no checkpoint
+    /// yet; the result is the run's first checkpoint (and `pretrain.safetensors`).
+    pub enabled: bool,
+    /// The teacher, a player spec (`greedy`, `expectimax:depth=2`,
+    /// `ntuple:registrations/ntuple-td.safetensors`, `net:PATH`).
+    pub teacher: String,
+    /// Teacher games to play (the held-out ones included).
+    pub games: usize,
+    /// Passes over the training decisions.
+    pub epochs: usize,
+    /// Minibatch size.
+    pub batch: usize,
+    /// AdamW's learning rate, constant (the optimizer is the learner's:
+    /// `learner.weight_decay`, `learner.grad_clip`; the loss weighs value
+    /// and belief by `learner.value_weight` and `learner.belief_weight`).
+    pub lr: f64,
+    /// Share of the games held out of training, to measure teacher
+    /// agreement and value loss on games the network has not seen.
+    pub holdout: f64,
+    /// Players the teacher also meets (specs); only the teacher's moves are
+    /// learned from in those games.
+    pub opponents: Vec<String>,
+    /// Share of the games played against `opponents` (the rest are the
+    /// teacher against itself).
+    pub opponent_share: f64,
+}
+
+impl Default for PretrainConfig {
+    fn default() -> Self {
+        PretrainConfig {
+            enabled: false,
+            teacher: "greedy".into(),
+            games: 500,
+            epochs: 2,
+            batch: 64,
+            lr: 1e-3,
+            holdout: 0.05,
+            opponents: Vec::new(),
+            opponent_share: 0.0,
+        }
+    }
+}
+
+impl PretrainConfig {
+    /// Games held out of training: `holdout` of them, rounded up.
+    pub fn holdout_games(&self) -> usize {
+        (self.games as f64 * self.holdout).ceil() as usize
+    }
 }
 
 impl Default for RunConfig {
@@ -417,6 +474,44 @@ impl TrainConfig {
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
+        self.validate_pretrain()
+    }
+
+    fn validate_pretrain(&self) -> Result<(), TrainError> {
+        let p = &self.pretrain;
+        let rules = &self.game.rules;
+        let player = |key: &str, spec: &str| {
+            let factory = crate::evaluate::players().factory(spec).map_err(|e| invalid(key, e))?;
+            factory.check_rules(rules).map_err(|e| invalid(key, e))
+        };
+        player("pretrain.teacher", &p.teacher)?;
+        for opponent in &p.opponents {
+            player("pretrain.opponents", opponent)?;
+        }
+        if p.epochs == 0 {
+            return Err(invalid("pretrain.epochs", "must be at least 1"));
+        }
+        if p.batch == 0 {
+            return Err(invalid("pretrain.batch", "must be at least 1"));
+        }
+        if !(p.lr.is_finite() && p.lr > 0.0) {
+            return Err(invalid("pretrain.lr", format!("{} must be a finite number > 0", p.lr)));
+        }
+        if !(0.0..1.0).contains(&p.holdout) {
+            return Err(invalid("pretrain.holdout", format!("{} is not in [0, 1)", p.holdout)));
+        }
+        if p.games == 0 || p.holdout_games() >= p.games {
+            return Err(invalid(
+                "pretrain.games",
+                format!("{} leaves no game to train on after holding out {}", p.games, p.holdout_games()),
+            ));
+        }
+        if !(0.0..=1.0).contains(&p.opponent_share) {
+            return Err(invalid("pretrain.opponent_share", format!("{} is not in [0, 1]", p.opponent_share)));
+        }
+        if p.opponent_share > 0.0 && p.opponents.is_empty() {
+            return Err(invalid("pretrain.opponent_share", "is above 0 but `pretrain.opponents` is empty"));
+        }
         Ok(())
     }
 }
@@ -444,7 +539,10 @@ mod tests {
         let c = TrainConfig::parse(text).unwrap();
         assert_eq!(c.run.device, DeviceName::Ndarray);
         assert_eq!((c.game.layout, c.game.setups, c.model.preset), (Layout::Full, Setups::Handcrafted, Preset::Tiny));
-        assert_eq!(c.game.rules, Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() });
+        assert_eq!(
+            c.game.rules,
+            Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() }
+        );
         assert_eq!(c.model.preset.model(), ModelConfig::preset("tiny").unwrap());
         let written = c.to_toml();
         assert!(written.contains("layout = \"full\"") && written.contains("device = \"ndarray\""), "{written}");
@@ -455,6 +553,22 @@ mod tests {
             assert_eq!(preset.name().parse::<Preset>().unwrap(), preset);
         }
         assert!("giant".parse::<Preset>().unwrap_err().contains("tiny, small, ataraxos"));
+    }
+
+    #[test]
+    fn the_pretrain_section_is_read_with_its_defaults() {
+        assert!(!TrainConfig::default().pretrain.enabled);
+        let c =
+            TrainConfig::parse("[pretrain]\nenabled = true\nteacher = \"expectimax:depth=2\"\ngames = 40\n").unwrap();
+        let p = &c.pretrain;
+        assert!(p.enabled);
+        assert_eq!((p.teacher.as_str(), p.games, p.holdout_games()), ("expectimax:depth=2", 40, 2));
+        assert_eq!((p.epochs, p.batch, p.lr), (PretrainConfig::default().epochs, 64, 1e-3));
+        assert_eq!(TrainConfig::parse(&c.to_toml()).unwrap(), c);
+        let shipped = TrainConfig::parse(include_str!("../../configs/distill-tiny.toml")).unwrap();
+        assert!(shipped.pretrain.enabled && shipped.pretrain.teacher == "expectimax:depth=2");
+        // A config written before the section existed reads as "off".
+        assert_eq!(TrainConfig::parse("[run]\nseed = 3\n").unwrap().pretrain, PretrainConfig::default());
     }
 
     #[test]
@@ -471,6 +585,19 @@ mod tests {
             ("[eval]\nopponents = [\"net:x.safetensors\"]\n", "eval.opponents"),
             ("[learner.lr]\nc = 1.0\nk = 1.0\nfloor = 0.1\nceiling = 0.01\n", "learner.lr"),
             ("[bogus]\n", "bogus"),
+            ("[pretrain]\nteachr = \"greedy\"\n", "teachr"),
+            ("[pretrain]\nenabled = \"yes\"\n", "pretrain.enabled"),
+            ("[pretrain]\nteacher = \"alphazero\"\n", "pretrain.teacher"),
+            ("[pretrain]\nteacher = \"ntuple:missing.safetensors\"\n", "pretrain.teacher"),
+            ("[pretrain]\ngames = 1\n", "pretrain.games"),
+            ("[pretrain]\ngames = -3\n", "pretrain.games"),
+            ("[pretrain]\nepochs = 0\n", "pretrain.epochs"),
+            ("[pretrain]\nbatch = 0\n", "pretrain.batch"),
+            ("[pretrain]\nlr = 0.0\n", "pretrain.lr"),
+            ("[pretrain]\nholdout = 1.0\n", "pretrain.holdout"),
+            ("[pretrain]\nopponents = [\"nobody\"]\n", "pretrain.opponents"),
+            ("[pretrain]\nopponent_share = 0.5\n", "pretrain.opponent_share"),
+            ("[pretrain]\nopponent_share = 1.5\nopponents = [\"random\"]\n", "pretrain.opponent_share"),
         ] {
             let e = TrainConfig::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "{text:?} gave {e}");

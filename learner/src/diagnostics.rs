@@ -8,6 +8,11 @@
 //! The per-minibatch quantities ([`Term`]) are summed on the device across
 //! the iteration's minibatches, stacked in one tensor, and read back to the
 //! host once per iteration: a GPU never waits for the host in between.
+//!
+//! The warm start by imitation (`distill.rs`) has its own table,
+//! [`PRETRAIN_DIAGNOSTICS`], one row per quantity of a pretraining epoch
+//! ([`PretrainEpoch`], its device sums [`PretrainTerm`]), tags under
+//! `pretrain/`; docs/TRAINING.md holds it generated too.
 
 use stratego_engine::EndReason;
 
@@ -126,6 +131,9 @@ impl Iteration {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
     PerSample,
+    PerHeldOutSample,
+    PerHeldOutHiddenSquare,
+    Count,
     PerHiddenSquare,
     ShareOfDecisions,
     ShareOfGames,
@@ -139,6 +147,9 @@ impl Unit {
     pub fn describe(self) -> &'static str {
         match self {
             Unit::PerSample => "mean over the samples trained on",
+            Unit::PerHeldOutSample => "mean over the held-out decisions",
+            Unit::PerHeldOutHiddenSquare => "mean over their hidden opponent squares",
+            Unit::Count => "count",
             Unit::PerHiddenSquare => "mean over their hidden opponent squares",
             Unit::ShareOfDecisions => "share of the decisions received",
             Unit::ShareOfGames => "share of the games received",
@@ -150,15 +161,16 @@ impl Unit {
     }
 }
 
-/// One logged quantity.
-pub struct Diagnostic {
+/// One logged quantity of a record `R` (an RL [`Iteration`], or a
+/// [`PretrainEpoch`]).
+pub struct Diagnostic<R: 'static = Iteration> {
     /// The metrics.jsonl key and TensorBoard tag.
     pub tag: &'static str,
     /// What it measures.
     pub what: &'static str,
     pub unit: Unit,
-    /// Its value for an iteration.
-    pub value: fn(&Iteration) -> f64,
+    /// Its value for a record.
+    pub value: fn(&R) -> f64,
 }
 
 /// Every quantity each iteration logs, in logging order.
@@ -351,20 +363,242 @@ pub const EVAL_SCORE_PREFIX: &str = "eval/score_vs_";
 
 /// Every diagnostic's value for `iteration`, in table order.
 pub fn values(iteration: &Iteration) -> Vec<(&'static str, f64)> {
-    DIAGNOSTICS.iter().map(|d| (d.tag, (d.value)(iteration))).collect()
+    table_values(DIAGNOSTICS, iteration)
+}
+
+/// Every value of a table for `record`, in table order.
+pub fn table_values<R>(table: &[Diagnostic<R>], record: &R) -> Vec<(&'static str, f64)> {
+    table.iter().map(|d| (d.tag, (d.value)(record))).collect()
+}
+
+fn table_markdown<R>(table: &[Diagnostic<R>], per: &str) -> String {
+    let mut text = format!("| tag | what | {per} |\n|---|---|---|\n");
+    for d in table {
+        text.push_str(&format!("| `{}` | {} | {} |\n", d.tag, d.what, d.unit.describe()));
+    }
+    text
+}
+
+/// The pretraining tag table of docs/TRAINING.md.
+pub fn pretrain_tags_markdown() -> String {
+    table_markdown(PRETRAIN_DIAGNOSTICS, "per epoch")
 }
 
 /// The tag table of docs/TRAINING.md.
 pub fn tags_markdown() -> String {
-    let mut text = String::from("| tag | what | per iteration |\n|---|---|---|\n");
-    for d in DIAGNOSTICS {
-        text.push_str(&format!("| `{}` | {} | {} |\n", d.tag, d.what, d.unit.describe()));
-    }
+    let mut text = table_markdown(DIAGNOSTICS, "per iteration");
     text.push_str(&format!(
         "| `{EVAL_SCORE_PREFIX}<opponent>` | every `eval.every` iterations: the network's arena score (wins + draws / 2, \
          per game) against each of `eval.opponents` | its value this iteration |\n"
     ));
     text
+}
+
+/// A quantity of the imitation loss summed on the device over an epoch's
+/// minibatches (or over the held-out decisions), in the order of the
+/// stacked tensor ([`PretrainTerm::ALL`]): the loss terms and the gradient
+/// norm are minibatch means weighted by the minibatch's size, the rest plain
+/// sums over decisions (policy, value) or hidden squares (belief).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PretrainTerm {
+    Total,
+    Policy,
+    Value,
+    Belief,
+    GradNorm,
+    PolicyCorrect,
+    ValueCorrect,
+    BeliefCorrect,
+    BeliefLogLikelihood,
+}
+
+impl PretrainTerm {
+    pub const ALL: [PretrainTerm; 9] = [
+        PretrainTerm::Total,
+        PretrainTerm::Policy,
+        PretrainTerm::Value,
+        PretrainTerm::Belief,
+        PretrainTerm::GradNorm,
+        PretrainTerm::PolicyCorrect,
+        PretrainTerm::ValueCorrect,
+        PretrainTerm::BeliefCorrect,
+        PretrainTerm::BeliefLogLikelihood,
+    ];
+    pub const COUNT: usize = PretrainTerm::ALL.len();
+
+    /// The term's position in the stacked tensor.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Sums of [`PretrainTerm::ALL`] over a set of decisions, with their
+/// counts and the counting prior on their hidden squares.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PretrainSums {
+    pub sums: [f64; PretrainTerm::COUNT],
+    pub samples: f64,
+    pub hidden_squares: f64,
+    pub prior_log_likelihood: f64,
+}
+
+impl PretrainSums {
+    /// A per-decision term's mean.
+    pub fn per_sample(&self, term: PretrainTerm) -> f64 {
+        if self.samples > 0.0 {
+            self.sums[term.index()] / self.samples
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// A sum over hidden opponent squares, per square.
+    pub fn per_hidden_square(&self, sum: f64) -> f64 {
+        if self.hidden_squares > 0.0 {
+            sum / self.hidden_squares
+        } else {
+            f64::NAN
+        }
+    }
+}
+
+/// Everything one pretraining epoch measured. Epoch 0 is the untrained
+/// network on the held-out decisions (its training figures are NaN and are
+/// not logged).
+#[derive(Clone, Debug, Default)]
+pub struct PretrainEpoch {
+    pub epoch: usize,
+    /// On the training decisions, during the epoch (each minibatch before its step).
+    pub train: PretrainSums,
+    /// On the held-out decisions, after the epoch.
+    pub heldout: PretrainSums,
+    /// Seconds of the epoch's gradient steps (encoding included).
+    pub seconds: f64,
+    pub learning_rate: f64,
+    /// The teacher games: how many (held-out ones included), the teacher
+    /// decisions in the training games, and the seconds it took to play all.
+    pub games: usize,
+    pub decisions: usize,
+    pub generation_seconds: f64,
+    /// Teacher decisions in all games (held-out ones included), for the speed.
+    pub all_decisions: usize,
+}
+
+/// Every quantity a pretraining epoch logs, in logging order.
+pub const PRETRAIN_DIAGNOSTICS: &[Diagnostic<PretrainEpoch>] = &[
+    Diagnostic {
+        tag: "pretrain/loss_total",
+        what: "the imitation loss the gradient steps descend: policy + value_weight·value + belief_weight·belief",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::Total),
+    },
+    Diagnostic {
+        tag: "pretrain/loss_policy",
+        what: "the policy's cross-entropy against the teacher's move, −log π(teacher's action)",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::Policy),
+    },
+    Diagnostic {
+        tag: "pretrain/loss_value",
+        what: "the value head's cross-entropy against the game's result for the mover",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::Value),
+    },
+    Diagnostic {
+        tag: "pretrain/loss_belief",
+        what: "the belief head's cross-entropy on hidden opponent squares",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::Belief),
+    },
+    Diagnostic {
+        tag: "pretrain/policy_accuracy",
+        what: "the policy's most likely move is the teacher's (each minibatch before its step)",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::PolicyCorrect),
+    },
+    Diagnostic {
+        tag: "pretrain/grad_norm",
+        what: "the global gradient norm before clipping",
+        unit: Unit::PerSample,
+        value: |e| e.train.per_sample(PretrainTerm::GradNorm),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_policy_accuracy",
+        what: "teacher agreement: the policy's most likely move is the teacher's, on the held-out games",
+        unit: Unit::PerHeldOutSample,
+        value: |e| e.heldout.per_sample(PretrainTerm::PolicyCorrect),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_policy_loss",
+        what: "the policy's cross-entropy against the teacher's move, on the held-out games",
+        unit: Unit::PerHeldOutSample,
+        value: |e| e.heldout.per_sample(PretrainTerm::Policy),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_value_loss",
+        what: "the value head's cross-entropy against the result, on the held-out games",
+        unit: Unit::PerHeldOutSample,
+        value: |e| e.heldout.per_sample(PretrainTerm::Value),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_value_accuracy",
+        what: "the value head's most likely result is the actual one, on the held-out games",
+        unit: Unit::PerHeldOutSample,
+        value: |e| e.heldout.per_sample(PretrainTerm::ValueCorrect),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_belief_log_likelihood",
+        what: "the belief head's log-probability of the true type, on the held-out games",
+        unit: Unit::PerHeldOutHiddenSquare,
+        value: |e| e.heldout.per_hidden_square(e.heldout.sums[PretrainTerm::BeliefLogLikelihood.index()]),
+    },
+    Diagnostic {
+        tag: "pretrain/heldout_prior_log_likelihood",
+        what: "the counting prior's log-probability of the true type, on the same squares",
+        unit: Unit::PerHeldOutHiddenSquare,
+        value: |e| e.heldout.per_hidden_square(e.heldout.prior_log_likelihood),
+    },
+    Diagnostic {
+        tag: "pretrain/samples_per_second",
+        what: "decisions trained on (encoding and gradient steps)",
+        unit: Unit::PerSecond,
+        value: |e| if e.train.samples > 0.0 { e.train.samples / e.seconds.max(1e-9) } else { f64::NAN },
+    },
+    Diagnostic {
+        tag: "pretrain/teacher_decisions_per_second",
+        what: "teacher decisions made while playing the games (all cores)",
+        unit: Unit::PerSecond,
+        value: |e| e.all_decisions as f64 / e.generation_seconds.max(1e-9),
+    },
+    Diagnostic {
+        tag: "pretrain/games",
+        what: "teacher games played, the held-out ones included",
+        unit: Unit::Count,
+        value: |e| e.games as f64,
+    },
+    Diagnostic {
+        tag: "pretrain/decisions",
+        what: "teacher decisions in the training games",
+        unit: Unit::Count,
+        value: |e| e.decisions as f64,
+    },
+    Diagnostic {
+        tag: "pretrain/learning_rate",
+        what: "the learning rate `pretrain.lr`",
+        unit: Unit::Value,
+        value: |e| e.learning_rate,
+    },
+];
+
+/// Every pretraining diagnostic's value for `epoch`, in table order; for
+/// epoch 0 (the untrained network) only the finite ones: what it measured
+/// on the held-out games and the games themselves.
+pub fn pretrain_values(epoch: &PretrainEpoch) -> Vec<(&'static str, f64)> {
+    let mut values = table_values(PRETRAIN_DIAGNOSTICS, epoch);
+    if epoch.epoch == 0 {
+        values.retain(|(_, v)| v.is_finite());
+    }
+    values
 }
 
 #[cfg(test)]
@@ -374,6 +608,9 @@ mod tests {
     const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/TRAINING.md");
     const BEGIN: &str = "<!-- BEGIN GENERATED TAG TABLE (cargo test -p stratego-learner diagnostics) -->\n";
     const END: &str = "<!-- END GENERATED TAG TABLE -->";
+    const PRETRAIN_BEGIN: &str =
+        "<!-- BEGIN GENERATED PRETRAIN TAG TABLE (cargo test -p stratego-learner diagnostics) -->\n";
+    const PRETRAIN_END: &str = "<!-- END GENERATED PRETRAIN TAG TABLE -->";
 
     /// docs/TRAINING.md holds the tag table exactly as [`DIAGNOSTICS`]
     /// defines it. Run with `UPDATE_TRAINING_DOCS=1` to rewrite it.
@@ -382,6 +619,43 @@ mod tests {
         let test = "cargo test -p stratego-learner diagnostics";
         stratego_engine::generated_docs::check(DOC, BEGIN, END, &tags_markdown(), "UPDATE_TRAINING_DOCS", test)
             .unwrap_or_else(|e| panic!("{e}"));
+        let pretrain = pretrain_tags_markdown();
+        stratego_engine::generated_docs::check(
+            DOC,
+            PRETRAIN_BEGIN,
+            PRETRAIN_END,
+            &pretrain,
+            "UPDATE_TRAINING_DOCS",
+            test,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn the_pretrain_table_has_unique_prefixed_tags_and_epoch_zero_logs_only_what_it_measured() {
+        let mut tags: Vec<&str> = PRETRAIN_DIAGNOSTICS.iter().map(|d| d.tag).collect();
+        assert!(tags.iter().all(|t| t.starts_with("pretrain/")));
+        tags.sort();
+        tags.dedup();
+        assert_eq!(tags.len(), PRETRAIN_DIAGNOSTICS.len());
+        let mut heldout =
+            PretrainSums { samples: 4.0, hidden_squares: 8.0, prior_log_likelihood: -16.0, ..Default::default() };
+        heldout.sums[PretrainTerm::PolicyCorrect.index()] = 3.0;
+        let epoch0 = PretrainEpoch {
+            epoch: 0,
+            heldout,
+            games: 3,
+            all_decisions: 10,
+            generation_seconds: 2.0,
+            ..Default::default()
+        };
+        let v: std::collections::HashMap<&str, f64> = pretrain_values(&epoch0).into_iter().collect();
+        assert_eq!(v["pretrain/heldout_policy_accuracy"], 0.75);
+        assert_eq!(v["pretrain/heldout_prior_log_likelihood"], -2.0);
+        assert_eq!(v["pretrain/teacher_decisions_per_second"], 5.0);
+        assert!(!v.contains_key("pretrain/loss_policy"), "no training figures before training");
+        let epoch1 = PretrainEpoch { epoch: 1, ..epoch0 };
+        assert_eq!(pretrain_values(&epoch1).len(), PRETRAIN_DIAGNOSTICS.len());
     }
 
     #[test]

@@ -30,8 +30,7 @@ pub fn evaluate(
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
-        let baseline = players()
-            .factory(opponent).map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
+        let baseline = players().factory(opponent).map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
         let match_config =
             MatchConfig { rules: meta.rules, games: config.games, seed, setups: SetupMode::Swap, sprt: None };
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})

@@ -5,6 +5,8 @@
 //! Read `train.rs` top to bottom for the algorithm; `objective.rs` holds the
 //! loss, `step.rs` one gradient step, `targets.rs` the returns and
 //! advantages, `diagnostics.rs` the table of everything an iteration logs.
+//! `distill.rs` is the warm start by imitation: supervised training on a
+//! teacher player's games (`[pretrain]`, `stratego distill`).
 //!
 //! `ntuple/` is the other trainer's run: TD(lambda) self-play of the n-tuple
 //! tables (`stratego_baselines::ntuple`) on the same run-directory code
@@ -15,6 +17,7 @@ pub mod bench;
 pub mod config;
 pub mod curves;
 pub mod diagnostics;
+pub mod distill;
 pub mod evaluate;
 pub mod ntuple;
 pub mod objective;

@@ -108,12 +108,36 @@ pub struct Batch {
 const MIN_PROB: f32 = 1e-8;
 
 /// One encoded sample (one game replay fills several).
-struct Encoded {
-    planes: Vec<f32>,
-    belief: [i32; Square::COUNT],
-    prior_log_likelihood: f64,
-    prior_correct: u64,
-    hidden: u64,
+pub(crate) struct Encoded {
+    pub planes: Vec<f32>,
+    pub belief: [i32; Square::COUNT],
+    pub prior_log_likelihood: f64,
+    pub prior_correct: u64,
+    pub hidden: u64,
+}
+
+/// The observation of `state` for its side to move (`history`: the game's
+/// piece histories up to `state`), its belief targets, and the counting
+/// prior's fit to the hidden opponent pieces. The learner and the warm start
+/// (`distill`) encode every sample with it.
+pub(crate) fn encode_state(state: &State, history: &HistoryFeatures, layout: Layout) -> Result<Encoded, TrainError> {
+    let viewer = state.to_move();
+    let mut planes = vec![0.0; layout.size()];
+    Encoder::new(state, viewer, Some(history)).write(layout, &mut planes)?;
+    let mut belief = [0i32; Square::COUNT];
+    write_belief_targets(state, &mut belief);
+    let prior = CountingPrior::new(state, viewer);
+    let (mut ll, mut correct, mut hidden) = (0.0f64, 0u64, 0u64);
+    for (_, piece) in state.board().pieces() {
+        if piece.color != viewer && !piece.revealed {
+            let p = prior.of(&piece);
+            ll += (p[piece.kind.index()].max(MIN_PROB) as f64).ln();
+            let guess = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
+            correct += u64::from(guess == piece.kind.index());
+            hidden += 1;
+        }
+    }
+    Ok(Encoded { planes, belief, prior_log_likelihood: ll, prior_correct: correct, hidden })
 }
 
 /// Replays `game` and encodes the observations at `plies` (ascending).
@@ -129,23 +153,7 @@ fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result
         }
         if wanted.peek() == Some(&&ply) {
             wanted.next();
-            let viewer = state.to_move();
-            let mut planes = vec![0.0; layout.size()];
-            Encoder::new(&state, viewer, Some(&history)).write(layout, &mut planes)?;
-            let mut belief = [0i32; Square::COUNT];
-            write_belief_targets(&state, &mut belief);
-            let prior = CountingPrior::new(&state, viewer);
-            let (mut ll, mut correct, mut hidden) = (0.0f64, 0u64, 0u64);
-            for (_, piece) in state.board().pieces() {
-                if piece.color != viewer && !piece.revealed {
-                    let p = prior.of(&piece);
-                    ll += (p[piece.kind.index()].max(MIN_PROB) as f64).ln();
-                    let guess = (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap_or(0);
-                    correct += u64::from(guess == piece.kind.index());
-                    hidden += 1;
-                }
-            }
-            out.push(Encoded { planes, belief, prior_log_likelihood: ll, prior_correct: correct, hidden });
+            out.push(encode_state(&state, &history, layout)?);
         }
         let before = state.board().clone();
         state.apply_move(mv)?;
@@ -275,7 +283,8 @@ mod tests {
         let games = vec![game(1, |_| 0), game(2, |_| 0)];
         // Out of order and across games: encoding groups by game and puts
         // every sample back in its slot.
-        let samples = vec![sample(1, 5, WIN as u8), sample(0, 3, LOSS as u8), sample(1, 0, DRAW as u8), sample(0, 17, 2)];
+        let samples =
+            vec![sample(1, 5, WIN as u8), sample(0, 3, LOSS as u8), sample(1, 0, DRAW as u8), sample(0, 17, 2)];
         for layout in Layout::ALL {
             let batch = encode(&games, &samples, layout).unwrap();
             assert_eq!(batch.size, samples.len());

@@ -9,6 +9,7 @@ use burn::tensor::Tensor;
 use stratego_model::{Device, StrategoNet};
 
 use crate::config::LearnerConfig;
+use crate::distill::imitation_objective;
 use crate::objective::objective;
 use crate::samples::Batch;
 use crate::weights::clip_grad_norm;
@@ -33,8 +34,30 @@ pub fn sgd_step(
 ) -> (StrategoNet, Tensor<1>) {
     let o = objective(&net, batch, tau, config, device);
     let mut grads = GradientsParams::from_grads(o.total.backward(), &net);
-    let norm = clip_grad_norm(&net, &mut grads, config.grad_clip)
-        .unwrap_or_else(|| Tensor::<1>::zeros([1], device).inner());
+    let norm =
+        clip_grad_norm(&net, &mut grads, config.grad_clip).unwrap_or_else(|| Tensor::<1>::zeros([1], device).inner());
+    let sums = o.sums(norm);
+    (optimizer.step(lr, net, grads), sums)
+}
+
+/// The supervised sibling of [`sgd_step`], for the warm start by imitation
+/// (`distill.rs`): one step on the imitation loss of `batch` (the teacher's
+/// moves, the results, the true hidden types) with the same optimizer, the
+/// same global gradient-norm clip and the value and belief weights of
+/// `config`. Returns the new weights and the minibatch's sums
+/// (`diagnostics::PretrainTerm::ALL`, on the device).
+pub fn imitation_step(
+    net: StrategoNet,
+    optimizer: &mut ModuleOptimizer,
+    batch: &Batch,
+    lr: f64,
+    config: &LearnerConfig,
+    device: &Device,
+) -> (StrategoNet, Tensor<1>) {
+    let o = imitation_objective(&net, batch, config.value_weight, config.belief_weight, device);
+    let mut grads = GradientsParams::from_grads(o.total.backward(), &net);
+    let norm =
+        clip_grad_norm(&net, &mut grads, config.grad_clip).unwrap_or_else(|| Tensor::<1>::zeros([1], device).inner());
     let sums = o.sums(norm);
     (optimizer.step(lr, net, grads), sums)
 }

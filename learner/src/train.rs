@@ -14,6 +14,9 @@
 //! 5. every K iterations: a checkpoint (raw, average, optimizer, counters)
 //!    and an evaluation against the baseline players.
 //!
+//! With `[pretrain] enabled`, a run without a checkpoint first trains by
+//! imitation of a teacher (`distill.rs`) and saves that as checkpoint 0.
+//!
 //! Every generator is seeded by `stream_seed(run.seed, <stream>, <index>)`:
 //! the actors of a start at iteration t (stream `selfplay`), the minibatch
 //! order of iteration t (`minibatches`), the evaluation at step t (`eval`).
@@ -36,6 +39,7 @@ use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, Infer
 
 use crate::config::{Setups, TrainConfig};
 use crate::diagnostics::{self, Iteration, Term, EVAL_SCORE_PREFIX};
+use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
 use crate::samples::{encode, minibatches, select};
@@ -158,10 +162,28 @@ pub fn train(
     if resume {
         run.discard_partial()?;
     }
+    let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
+    if resume {
+        metrics.event(
+            if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
+            resumed_from.as_ref().map_or(0, |(step, _)| *step),
+        )?;
+    }
+    let mut pretrained = None;
     let (mut net, mut ema, mut optimizer, mut counters) = match &resumed_from {
         Some((_, dir)) => {
             let r = restore(dir, &meta(0), &device, &plain, optimizer(l))?;
             (r.net, r.ema, r.optimizer, r.counters)
+        }
+        // The warm start by imitation (`distill.rs`) becomes the run's first
+        // checkpoint (iteration 0, its seconds counted), from which RL starts
+        // with fresh optimizer moments (the loss changes).
+        None if config.pretrain.enabled => {
+            let (net, seconds) = pretrain_run(config, &run, &mut metrics, &device, &plain, options.progress)?;
+            let counters = Counters { seconds, ..Counters::default() };
+            let (ema, optimizer) = (net.valid(), optimizer(l));
+            pretrained = Some(run.save(&counters, &meta(0), &net, &ema, &optimizer, config.checkpoint.keep)?);
+            (net, ema, optimizer, counters)
         }
         None => {
             device.seed(config.run.seed);
@@ -172,13 +194,6 @@ pub fn train(
     };
 
     let mut board = TensorBoard::create(run.root(), resumed_from.as_ref().map(|(step, _)| *step))?;
-    let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
-    if resume {
-        metrics.event(
-            if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
-            counters.iteration,
-        )?;
-    }
 
     // Self-play: an inference service with the current weights, actors
     // seeded from the run seed and the iteration they start at (a resumed
@@ -192,7 +207,7 @@ pub fn train(
     );
     bar.set_position(counters.iteration);
 
-    let mut last_checkpoint = resumed_from.map(|(_, dir)| dir);
+    let mut last_checkpoint = resumed_from.map(|(_, dir)| dir).or(pretrained);
     let started = Instant::now();
     let seconds_before = counters.seconds;
     let result = (|| -> Result<(), TrainError> {

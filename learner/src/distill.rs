@@ -1,0 +1,808 @@
+//! The warm start by imitation: supervised policy, value and belief training
+//! on games of a teacher player, written as a normal checkpoint from which
+//! RL continues (`[pretrain]` in the config, `stratego distill`).
+//!
+//! 1. **Teacher games.** The teacher (a player spec, built by the registry
+//!    of [`crate::evaluate::players`]) plays both seats, or one seat against
+//!    an opponent of `pretrain.opponents` in a share `pretrain.opponent_share`
+//!    of the games. Games are played in parallel (rayon); game i is seeded by
+//!    `stream_seed(run.seed, "distill-game", i)` and results come back in
+//!    index order, so they depend on nothing but the seed. Setups come from
+//!    the config's setup policy (`game.setups`), not from the teacher.
+//! 2. **Decisions.** Every move a teacher made is a sample: the mover's
+//!    observation planes (of the true state: planes never depend on hidden
+//!    information), the legal mask, the teacher's action id in the mover's
+//!    frame, the game's result for the mover (the value target, one-hot in
+//!    the value head's `LOSS`/`DRAW`/`WIN` order) and the belief targets.
+//!    Only the game records are kept; a minibatch's samples are rebuilt by
+//!    replaying their games (exact: the engine is deterministic), as the RL
+//!    learner does, so memory holds moves, not 23-195 KB observations.
+//! 3. **Training.** The last `holdout` share of the games is held out. The
+//!    loss is `policy + value_weight·value + belief_weight·belief`: the
+//!    policy's cross-entropy against the teacher's one-hot move (over the
+//!    legal actions: the network masks the others), the model crate's
+//!    `value_cross_entropy` and `belief_fit`. `epochs` passes of shuffled
+//!    minibatches of `batch` decisions, each one gradient step with the
+//!    learner's AdamW, gradient clip and weight decay (`step::imitation_step`)
+//!    at the constant rate `pretrain.lr`. After each epoch (and once before
+//!    the first, for the untrained network) the held-out decisions measure
+//!    teacher agreement (the policy's most likely move is the teacher's),
+//!    value loss and belief log-likelihood (`diagnostics::PRETRAIN_DIAGNOSTICS`).
+//! 4. **Output.** A normal checkpoint (`stratego_model::save`, step 0):
+//!    `net:PATH` plays it, and `stratego train` with `[pretrain] enabled`
+//!    makes it the run's first checkpoint and continues with RL.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bool, Int, Tensor, TensorData};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use stratego_engine::seed::{derive_seed, stream_seed};
+use stratego_engine::{Color, GameRecord, HistoryFeatures, Layout, Outcome, Square, State, NUM_ACTIONS};
+use stratego_evaluation::arena::play_game;
+use stratego_model::{belief_fit, value_cross_entropy, CheckpointMeta, Device, StrategoNet};
+use stratego_players::{AgentRng, PlayerFactory};
+use stratego_runlog::{MetricsLog, TensorBoard};
+
+use crate::config::TrainConfig;
+use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, PretrainTerm};
+use crate::run::RunDir;
+use crate::samples::{encode_state, Batch, Encoded};
+use crate::step::{imitation_step, optimizer};
+use crate::targets::{result_for, result_index};
+use crate::train::setup_source;
+use crate::TrainError;
+
+/// At most this many held-out decisions (a seeded choice among them) are
+/// measured after each epoch: enough for a teacher agreement within about
+/// ±1.5 % (95 %), and a few seconds of forward passes for the tiny network.
+pub const HELDOUT_DECISIONS: usize = 4096;
+
+/// The file name, in the run directory, of the imitation-only network of a
+/// run that pretrained (its first checkpoint holds the same weights, but
+/// checkpoints rotate away).
+pub const PRETRAIN_CHECKPOINT: &str = "pretrain.safetensors";
+
+/// One game of the teacher: the record, and which seats the teacher held.
+#[derive(Clone, Debug)]
+pub struct TeacherGame {
+    pub record: GameRecord,
+    /// By colour index (`Color::index`): whether the teacher moved for it.
+    pub teacher: [bool; 2],
+}
+
+impl TeacherGame {
+    pub fn outcome(&self) -> Outcome {
+        self.record.result.expect("a finished game has a result")
+    }
+
+    /// The side to move at `ply` (Red opens; every ply passes the move).
+    pub fn mover(ply: usize) -> Color {
+        if ply.is_multiple_of(2) {
+            Color::Red
+        } else {
+            Color::Blue
+        }
+    }
+
+    /// The plies at which the teacher moved.
+    pub fn decisions(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.record.moves.len()).filter(|&ply| self.teacher[TeacherGame::mover(ply).index()])
+    }
+}
+
+/// One teacher decision: a game and a ply of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Decision {
+    pub game: u32,
+    pub ply: u32,
+}
+
+/// Every teacher decision of `games`, in game and ply order.
+pub fn decisions(games: &[TeacherGame]) -> Vec<Decision> {
+    let mut out = Vec::new();
+    for (g, game) in games.iter().enumerate() {
+        out.extend(game.decisions().map(|ply| Decision { game: g as u32, ply: ply as u32 }));
+    }
+    out
+}
+
+/// Plays `count` teacher games for `config` (its rules, setups, seed and
+/// `[pretrain]` opponents) in parallel; `on_game` is called as each ends.
+pub fn play_teacher_games(
+    config: &TrainConfig,
+    teacher: &dyn PlayerFactory,
+    opponents: &[Arc<dyn PlayerFactory>],
+    count: usize,
+    on_game: &(dyn Fn() + Sync),
+) -> Result<Vec<TeacherGame>, TrainError> {
+    let rules = config.game.rules;
+    let setups = setup_source(config, rules.piece_set);
+    let share = if opponents.is_empty() { 0.0 } else { config.pretrain.opponent_share };
+    (0..count)
+        .into_par_iter()
+        .map(|i| {
+            let seed = stream_seed(config.run.seed, "distill-game", i as u64);
+            let rng = |stream: u64| AgentRng::seed_from_u64(derive_seed(seed, stream));
+            let (red, blue) = setups.setups(&mut rng(0));
+            let mut choice = rng(3);
+            // The teacher takes Red in even games and Blue in odd ones when
+            // it meets an opponent.
+            let opponent = (share > 0.0 && choice.random::<f64>() < share)
+                .then(|| &opponents[choice.random_range(0..opponents.len())]);
+            let teacher_seats = match opponent {
+                None => [true, true],
+                Some(_) => [i % 2 == 0, i % 2 == 1],
+            };
+            let make = |seat: usize| match (teacher_seats[seat], opponent) {
+                (false, Some(o)) => o.make(),
+                _ => teacher.make(),
+            };
+            let (mut red_player, mut blue_player) = (make(0), make(1));
+            let (mut red_rng, mut blue_rng) = (rng(1), rng(2));
+            let record = play_game(
+                rules,
+                [&red, &blue],
+                [red_player.as_mut(), blue_player.as_mut()],
+                [&mut red_rng, &mut blue_rng],
+                i as u32,
+            )
+            .map_err(|e| TrainError::Data(format!("teacher game {i}: {e}")))?;
+            on_game();
+            Ok(TeacherGame { record, teacher: teacher_seats })
+        })
+        .collect()
+}
+
+/// Rebuilds the samples of `picks` (any order; each game is replayed once,
+/// games in parallel) into one minibatch: planes, legal masks, the teacher's
+/// actions, the one-hot results as value targets, belief targets and the
+/// counting prior's fit. The RL-only fields (behaviour, magnet, advantages)
+/// stay empty.
+pub fn encode_decisions(games: &[TeacherGame], picks: &[Decision], layout: Layout) -> Result<Batch, TrainError> {
+    let mut order: Vec<usize> = (0..picks.len()).collect();
+    order.sort_by_key(|&i| picks[i]);
+    let groups: Vec<&[usize]> = order.chunk_by(|&a, &b| picks[a].game == picks[b].game).collect();
+    let encoded: Vec<Vec<EncodedDecision>> = groups
+        .par_iter()
+        .map(|group| {
+            let game = &games[picks[group[0]].game as usize];
+            let plies: Vec<usize> = group.iter().map(|&i| picks[i].ply as usize).collect();
+            encode_game(game, &plies, layout)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut slot: Vec<Option<EncodedDecision>> = (0..picks.len()).map(|_| None).collect();
+    for (group, encs) in groups.iter().zip(encoded) {
+        for (&i, e) in group.iter().zip(encs) {
+            slot[i] = Some(e);
+        }
+    }
+    let mut batch = Batch { size: picks.len(), ..Batch::default() };
+    for (pick, encoded) in picks.iter().zip(slot) {
+        let EncodedDecision { encoded: e, legal, action } = encoded.expect("every decision was encoded");
+        let game = &games[pick.game as usize];
+        let mover = TeacherGame::mover(pick.ply as usize);
+        batch.planes.extend_from_slice(&e.planes);
+        batch.legal.extend_from_slice(&legal);
+        batch.actions.push(action);
+        batch.value_targets.extend_from_slice(&result_for(&game.outcome(), mover));
+        batch.results.push(result_index(&game.outcome(), mover) as u8);
+        batch.belief_targets.extend_from_slice(&e.belief);
+        batch.prior_log_likelihood += e.prior_log_likelihood;
+        batch.prior_correct += e.prior_correct;
+        batch.hidden_squares += e.hidden;
+    }
+    Ok(batch)
+}
+
+/// One decision rebuilt from its game.
+struct EncodedDecision {
+    /// Planes, belief targets, the counting prior's fit.
+    encoded: Encoded,
+    legal: Vec<bool>,
+    /// The teacher's action id, in the mover's frame.
+    action: i64,
+}
+
+/// Replays `game` and encodes the decisions at `plies` (ascending, each a
+/// teacher's): the observation, the legal mask and the teacher's action id.
+fn encode_game(game: &TeacherGame, plies: &[usize], layout: Layout) -> Result<Vec<EncodedDecision>, TrainError> {
+    let record = &game.record;
+    let mut state = State::from_setups(record.rules, &record.red, &record.blue)?;
+    let mut history = HistoryFeatures::default();
+    let mut out = Vec::with_capacity(plies.len());
+    let mut wanted = plies.iter().peekable();
+    for (ply, &mv) in record.moves.iter().enumerate() {
+        if wanted.peek().is_none() {
+            break;
+        }
+        if wanted.peek() == Some(&&ply) {
+            wanted.next();
+            let mover = state.to_move();
+            if mover != TeacherGame::mover(ply) || !game.teacher[mover.index()] {
+                return Err(TrainError::Data(format!("ply {ply} of a teacher game is not a teacher's move")));
+            }
+            let mut legal = vec![false; NUM_ACTIONS];
+            for a in state.legal_actions() {
+                legal[a as usize] = true;
+            }
+            let action = mv
+                .to_action(mover)
+                .filter(|&a| legal[a as usize])
+                .ok_or_else(|| TrainError::Data(format!("the teacher's move {mv} at ply {ply} is not legal")))?;
+            out.push(EncodedDecision {
+                encoded: encode_state(&state, &history, layout)?,
+                legal,
+                action: action as i64,
+            });
+        }
+        let before = state.board().clone();
+        state.apply_move(mv)?;
+        history.update(&state, &before);
+    }
+    if out.len() != plies.len() {
+        return Err(TrainError::Data(format!("a game of {} plies has no ply {:?}", record.moves.len(), wanted.next())));
+    }
+    Ok(out)
+}
+
+/// The imitation loss of one minibatch and its diagnostic sums, as scalar
+/// (`[1]`) tensors.
+pub struct Imitation {
+    pub size: usize,
+    pub total: Tensor<1>,
+    /// Mean of −log π(teacher's action).
+    pub policy: Tensor<1>,
+    pub value: Tensor<1>,
+    /// Mean over hidden opponent squares of −log p(true type).
+    pub belief: Tensor<1>,
+    /// Decisions whose most likely move is the teacher's.
+    pub policy_correct: Tensor<1>,
+    pub value_correct: Tensor<1>,
+    pub belief_correct: Tensor<1>,
+    pub belief_log_likelihood: Tensor<1>,
+}
+
+impl Imitation {
+    /// The [`PretrainTerm`]s stacked in `PretrainTerm::ALL` order (means
+    /// times the minibatch size, so that they add up), with the gradient
+    /// norm `grad_norm`; off the autodiff graph, on the device.
+    pub fn sums(&self, grad_norm: Tensor<1>) -> Tensor<1> {
+        let n = self.size as f32;
+        let terms = PretrainTerm::ALL.map(|term| {
+            let t = match term {
+                PretrainTerm::Total => self.total.clone().mul_scalar(n),
+                PretrainTerm::Policy => self.policy.clone().mul_scalar(n),
+                PretrainTerm::Value => self.value.clone().mul_scalar(n),
+                PretrainTerm::Belief => self.belief.clone().mul_scalar(n),
+                PretrainTerm::GradNorm => grad_norm.clone().inner().mul_scalar(n),
+                PretrainTerm::PolicyCorrect => self.policy_correct.clone(),
+                PretrainTerm::ValueCorrect => self.value_correct.clone(),
+                PretrainTerm::BeliefCorrect => self.belief_correct.clone(),
+                PretrainTerm::BeliefLogLikelihood => self.belief_log_likelihood.clone(),
+            };
+            t.inner()
+        });
+        Tensor::cat(terms.to_vec(), 0)
+    }
+}
+
+/// Runs `net` on `batch` and builds the imitation loss
+/// `policy + value_weight·value + belief_weight·belief`.
+pub fn imitation_objective(
+    net: &StrategoNet,
+    batch: &Batch,
+    value_weight: f32,
+    belief_weight: f32,
+    device: &Device,
+) -> Imitation {
+    let b = batch.size;
+    let channels = batch.planes.len() / (b * Square::COUNT).max(1);
+    let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);
+    let legal = Tensor::<2, Bool>::from_data(TensorData::new(batch.legal.clone(), [b, NUM_ACTIONS]), device);
+    let output = net.forward(planes, legal);
+
+    // The policy's cross-entropy against the teacher's one-hot move. The
+    // network gives illegal actions a large negative logit, so the softmax
+    // is over the legal ones.
+    let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
+    let log_pi = log_softmax(output.policy_logits.clone(), 1);
+    let policy = log_pi.gather(1, actions.clone()).mean().neg();
+    let policy_correct = output.policy_logits.clone().argmax(1).equal(actions).float().sum();
+
+    let targets = Tensor::<2>::from_data(TensorData::new(batch.value_targets.clone(), [b, 3]), device);
+    let value = value_cross_entropy(&output, targets);
+    let results: Vec<i64> = batch.results.iter().map(|&r| r as i64).collect();
+    let results = Tensor::<1, Int>::from_data(TensorData::new(results, [b]), device);
+    let value_correct = output.value_logits.clone().argmax(1).reshape([b]).equal(results).float().sum();
+
+    let fit = belief_fit(&output, &batch.belief_targets);
+    let hidden = fit.mask.clone().sum();
+    let belief_log_likelihood = fit.log_likelihood.sum();
+    let belief = belief_log_likelihood.clone().neg() / hidden.clamp_min(1.0);
+    let [_, squares, _] = output.belief_logits.dims();
+    let guess = output.belief_logits.argmax(2).reshape([b, squares]);
+    let belief_correct = (guess.equal(fit.types).float() * fit.mask).sum();
+
+    let total = policy.clone() + value.clone().mul_scalar(value_weight) + belief.clone().mul_scalar(belief_weight);
+    Imitation {
+        size: b,
+        total,
+        policy,
+        value,
+        belief,
+        policy_correct,
+        value_correct,
+        belief_correct,
+        belief_log_likelihood,
+    }
+}
+
+/// Adds a minibatch's device sums to `sums`.
+fn accumulate(sums: &mut Option<Tensor<1>>, step: Tensor<1>) {
+    *sums = Some(match sums.take() {
+        Some(s) => s + step,
+        None => step,
+    });
+}
+
+/// Reads summed terms back (once) into `out`.
+fn read_back(sums: Option<Tensor<1>>, out: &mut PretrainSums) -> Result<(), TrainError> {
+    if let Some(sums) = sums {
+        let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
+        for term in PretrainTerm::ALL {
+            out.sums[term.index()] = sums[term.index()] as f64;
+        }
+    }
+    Ok(())
+}
+
+fn add_counts(out: &mut PretrainSums, batch: &Batch) {
+    out.samples += batch.size as f64;
+    out.hidden_squares += batch.hidden_squares as f64;
+    out.prior_log_likelihood += batch.prior_log_likelihood;
+}
+
+/// The imitation figures of `net` (on the plain device: no dropout, no
+/// gradients) on `picks`, in minibatches of `batch`.
+pub fn measure(
+    net: &StrategoNet,
+    games: &[TeacherGame],
+    picks: &[Decision],
+    config: &TrainConfig,
+    device: &Device,
+) -> Result<PretrainSums, TrainError> {
+    let mut out = PretrainSums::default();
+    let mut sums = None;
+    let l = &config.learner;
+    for chunk in picks.chunks(config.pretrain.batch.max(1)) {
+        let batch = encode_decisions(games, chunk, config.game.layout)?;
+        let o = imitation_objective(net, &batch, l.value_weight, l.belief_weight, device);
+        accumulate(&mut sums, o.sums(Tensor::<1>::zeros([1], device)));
+        add_counts(&mut out, &batch);
+    }
+    read_back(sums, &mut out)?;
+    Ok(out)
+}
+
+/// What a pretraining did.
+#[derive(Clone, Debug, Default)]
+pub struct DistillReport {
+    pub games: usize,
+    pub heldout_games: usize,
+    /// Teacher decisions of the training games and of the held-out ones.
+    pub decisions: usize,
+    pub heldout_decisions: usize,
+    pub generation_seconds: f64,
+    /// Epoch 0 (the untrained network, held-out figures only), then one per epoch.
+    pub epochs: Vec<PretrainEpoch>,
+    /// Wall time of the whole pretraining.
+    pub seconds: f64,
+}
+
+fn bar(progress: bool, len: u64, template: &str) -> ProgressBar {
+    let bar = if progress { ProgressBar::new(len) } else { ProgressBar::hidden() };
+    bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    bar
+}
+
+/// Pretrains a fresh network (initialised as `stratego train` initialises
+/// one: `device.seed(run.seed)`) by imitation of `config.pretrain.teacher`,
+/// on the autodiff `device` (`plain`: the same device without autodiff, for
+/// the held-out measurements). `on_epoch` sees epoch 0 (the untrained
+/// network) and every epoch as it ends.
+pub fn distill(
+    config: &TrainConfig,
+    device: &Device,
+    plain: &Device,
+    progress: bool,
+    on_epoch: &mut dyn FnMut(&PretrainEpoch) -> Result<(), TrainError>,
+) -> Result<(StrategoNet, DistillReport), TrainError> {
+    let started = Instant::now();
+    let p = &config.pretrain;
+    let registry = crate::evaluate::players();
+    let build = |key: &str, spec: &str| {
+        let factory = registry.factory(spec).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
+        factory.check_rules(&config.game.rules).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
+        Ok::<_, TrainError>(factory)
+    };
+    let teacher = build("pretrain.teacher", &p.teacher)?;
+    let opponents = p.opponents.iter().map(|o| build("pretrain.opponents", o)).collect::<Result<Vec<_>, _>>()?;
+
+    // 1. The teacher's games.
+    let generation = Instant::now();
+    let games_bar = bar(progress, p.games as u64, "teacher games {bar:30} {pos}/{len}  {elapsed_precise}");
+    let games = play_teacher_games(config, teacher.as_ref(), &opponents, p.games, &|| games_bar.inc(1))?;
+    games_bar.finish_and_clear();
+    let generation_seconds = generation.elapsed().as_secs_f64();
+    let (train_games, heldout_games) = games.split_at(p.games - p.holdout_games());
+    let train: Vec<Decision> = decisions(train_games);
+    let mut heldout: Vec<Decision> = decisions(heldout_games)
+        .into_iter()
+        .map(|d| Decision { game: d.game + train_games.len() as u32, ..d })
+        .collect();
+    let heldout_decisions = heldout.len();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "distill-holdout", 0));
+    heldout.shuffle(&mut rng);
+    heldout.truncate(HELDOUT_DECISIONS);
+    heldout.sort();
+    if train.is_empty() {
+        return Err(TrainError::Data("the teacher's training games hold no teacher decision".into()));
+    }
+
+    // 2. The network, as `stratego train` initialises it.
+    device.seed(config.run.seed);
+    let mut net = StrategoNet::new(&config.model.preset.model(), config.game.layout, device);
+    let mut optimizer = optimizer(&config.learner);
+    let mut report = DistillReport {
+        games: games.len(),
+        heldout_games: heldout_games.len(),
+        decisions: train.len(),
+        heldout_decisions,
+        generation_seconds,
+        ..DistillReport::default()
+    };
+    let all_decisions = train.len() + heldout_decisions;
+    let epoch_record = |epoch: usize| PretrainEpoch {
+        epoch,
+        learning_rate: p.lr,
+        games: games.len(),
+        decisions: train.len(),
+        all_decisions,
+        generation_seconds,
+        ..PretrainEpoch::default()
+    };
+    let mut untrained = epoch_record(0);
+    untrained.heldout = measure(&net.valid(), &games, &heldout, config, plain)?;
+    on_epoch(&untrained)?;
+    report.epochs.push(untrained);
+
+    // 3. Epochs of shuffled minibatches.
+    let steps_per_epoch = train.len().div_ceil(p.batch);
+    let steps_bar = bar(
+        progress,
+        (steps_per_epoch * p.epochs) as u64,
+        "imitation {bar:30} {pos}/{len} steps  {elapsed_precise}  {msg}",
+    );
+    for epoch in 1..=p.epochs {
+        let tick = Instant::now();
+        let mut order = train.clone();
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "distill-minibatches", epoch as u64));
+        order.shuffle(&mut rng);
+        let mut record = epoch_record(epoch);
+        let mut sums = None;
+        for chunk in order.chunks(p.batch) {
+            let batch = encode_decisions(&games, chunk, config.game.layout)?;
+            let (stepped, step_sums) = imitation_step(net, &mut optimizer, &batch, p.lr, &config.learner, device);
+            net = stepped;
+            accumulate(&mut sums, step_sums);
+            add_counts(&mut record.train, &batch);
+            steps_bar.inc(1);
+        }
+        read_back(sums, &mut record.train)?;
+        record.seconds = tick.elapsed().as_secs_f64();
+        record.heldout = measure(&net.valid(), &games, &heldout, config, plain)?;
+        steps_bar.set_message(format!(
+            "epoch {epoch}: policy {:.3}, agreement {:.3} (held out)",
+            record.train.per_sample(PretrainTerm::Policy),
+            record.heldout.per_sample(PretrainTerm::PolicyCorrect)
+        ));
+        on_epoch(&record)?;
+        report.epochs.push(record);
+    }
+    steps_bar.finish_and_clear();
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok((net, report))
+}
+
+/// One line of an epoch's figures, for people watching a terminal.
+pub fn epoch_line(e: &PretrainEpoch) -> String {
+    let h = &e.heldout;
+    let held_out = format!(
+        "held out: agreement {:.3}, policy loss {:.3}, value loss {:.3}, belief ll {:.3} (prior {:.3})",
+        h.per_sample(PretrainTerm::PolicyCorrect),
+        h.per_sample(PretrainTerm::Policy),
+        h.per_sample(PretrainTerm::Value),
+        h.per_hidden_square(h.sums[PretrainTerm::BeliefLogLikelihood.index()]),
+        h.per_hidden_square(h.prior_log_likelihood),
+    );
+    if e.epoch == 0 {
+        return format!("epoch 0 (untrained): {held_out}");
+    }
+    let t = &e.train;
+    format!(
+        "epoch {}: train policy loss {:.3}, agreement {:.3}, value loss {:.3}, belief loss {:.3}; {held_out}; {:.0} samples/s",
+        e.epoch,
+        t.per_sample(PretrainTerm::Policy),
+        t.per_sample(PretrainTerm::PolicyCorrect),
+        t.per_sample(PretrainTerm::Value),
+        t.per_sample(PretrainTerm::Belief),
+        t.samples / e.seconds.max(1e-9),
+    )
+}
+
+/// The checkpoint metadata of a pretrained network of `config` (step 0).
+pub fn meta(config: &TrainConfig) -> CheckpointMeta {
+    CheckpointMeta {
+        config: config.model.preset.model(),
+        layout: config.game.layout,
+        rules: config.game.rules,
+        step: 0,
+    }
+}
+
+/// `stratego distill`: pretrains and writes the network to `out`.
+pub fn distill_to(
+    config: &TrainConfig,
+    device_name: &str,
+    out: &Path,
+    progress: bool,
+    on_epoch: &mut dyn FnMut(&PretrainEpoch) -> Result<(), TrainError>,
+) -> Result<DistillReport, TrainError> {
+    let plain = stratego_model::device(device_name)?;
+    let device = plain.clone().autodiff();
+    let (net, report) = distill(config, &device, &plain, progress, on_epoch)?;
+    stratego_model::save(&net.valid(), &meta(config), out)?;
+    Ok(report)
+}
+
+/// The pretraining of a run that has no checkpoint yet (`stratego train`
+/// with `[pretrain] enabled`): its epochs logged to metrics.jsonl (at step
+/// 0, with `pretrain/epoch`, so that no resume of the RL part ever drops
+/// them) and to TensorBoard in `pretrain/` under the run (a run of its own
+/// there, steps = epochs); the network saved as `pretrain.safetensors`.
+/// Returns the network (on `device`) and the seconds it took.
+pub(crate) fn pretrain_run(
+    config: &TrainConfig,
+    run: &RunDir,
+    metrics: &mut MetricsLog,
+    device: &Device,
+    plain: &Device,
+    progress: bool,
+) -> Result<(StrategoNet, f64), TrainError> {
+    let mut board = TensorBoard::create(&run.root().join("pretrain"), None)?;
+    let (net, report) = distill(config, device, plain, progress, &mut |e| {
+        let values = pretrain_values(e);
+        board.scalars(e.epoch as u64, &values)?;
+        let mut line = vec![("pretrain/epoch", e.epoch as f64)];
+        line.extend(values);
+        metrics.write(0, &line)?;
+        if progress {
+            eprintln!("pretrain {}", epoch_line(e));
+        }
+        Ok(())
+    })?;
+    stratego_model::save(&net.valid(), &meta(config), &run.root().join(PRETRAIN_CHECKPOINT))?;
+    Ok((net, report.seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup};
+    use stratego_model::{DRAW, LOSS, WIN};
+    use stratego_players::{InfoView, Player, PlayerError};
+
+    use super::*;
+    use crate::config::Setups;
+
+    /// A teacher whose move is easy to check: the legal action with the
+    /// largest id in its own frame.
+    struct HighestAction;
+
+    impl Player for HighestAction {
+        fn name(&self) -> String {
+            "highest".into()
+        }
+        fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+            Setup::random(set, rng)
+        }
+        fn choose_move(&mut self, view: &InfoView<'_>, _: &mut AgentRng) -> Result<Move, PlayerError> {
+            Ok(highest(&view.legal_moves, view.me))
+        }
+    }
+
+    fn highest(moves: &[Move], me: Color) -> Move {
+        *moves.iter().max_by_key(|m| m.to_action(me)).expect("a legal move")
+    }
+
+    struct HighestFactory;
+
+    impl PlayerFactory for HighestFactory {
+        fn name(&self) -> String {
+            "highest".into()
+        }
+        fn make(&self) -> Box<dyn Player> {
+            Box::new(HighestAction)
+        }
+    }
+
+    fn config(max_plies: u32) -> TrainConfig {
+        let mut c = TrainConfig::default();
+        c.game.rules = Ruleset { max_plies, ..Ruleset::classic() };
+        c.game.setups = Setups::Handcrafted;
+        c
+    }
+
+    fn state_at(record: &GameRecord, ply: usize) -> State {
+        let mut state = State::from_setups(record.rules, &record.red, &record.blue).unwrap();
+        for &mv in &record.moves[..ply] {
+            state.apply_move(mv).unwrap();
+        }
+        state
+    }
+
+    /// Every recorded decision is the teacher's legal move, with planes
+    /// equal to `observe` of the true state (both layouts), the legal mask,
+    /// the mover's result as the value target and the belief targets; in
+    /// games against an opponent only the teacher's seat is recorded.
+    #[test]
+    fn recorded_decisions_are_the_teachers_moves_with_their_targets() {
+        let mut c = config(60);
+        let games = play_teacher_games(&c, &HighestFactory, &[], 3, &|| {}).unwrap();
+        c.pretrain.opponent_share = 1.0;
+        let random = crate::evaluate::players().factory("random").unwrap();
+        let mixed = play_teacher_games(&c, &HighestFactory, &[random], 2, &|| {}).unwrap();
+        assert_eq!((mixed[0].teacher, mixed[1].teacher), ([true, false], [false, true]));
+        for (games, both) in [(&games, true), (&mixed, false)] {
+            let picks = decisions(games);
+            let plies: usize = games.iter().map(|g| g.record.moves.len()).sum();
+            if both {
+                assert_eq!(picks.len(), plies, "the teacher made every move");
+            } else {
+                assert!(picks.len() * 2 <= plies + 2 && picks.len() * 2 + 2 >= plies, "{} of {plies}", picks.len());
+            }
+            for layout in Layout::ALL {
+                let batch = encode_decisions(games, &picks, layout).unwrap();
+                assert_eq!(batch.size, picks.len());
+                for (i, d) in picks.iter().enumerate() {
+                    let game = &games[d.game as usize];
+                    let state = state_at(&game.record, d.ply as usize);
+                    let mover = state.to_move();
+                    assert!(game.teacher[mover.index()]);
+                    let planes = &batch.planes[i * layout.size()..(i + 1) * layout.size()];
+                    assert!(planes == observe(&state, layout).as_slice(), "{layout} planes of decision {i}");
+                    let mask = &batch.legal[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
+                    let legal: Vec<u16> = (0..NUM_ACTIONS).filter(|&a| mask[a]).map(|a| a as u16).collect();
+                    assert_eq!(legal, state.legal_actions());
+                    let teacher = highest(&state.legal_moves(), mover).to_action(mover).unwrap();
+                    assert_eq!(batch.actions[i], teacher as i64, "the teacher's move");
+                    assert_eq!(game.record.moves[d.ply as usize].to_action(mover), Some(teacher));
+                    let result = result_index(&game.outcome(), mover);
+                    assert_eq!(batch.results[i] as usize, result);
+                    assert_eq!(&batch.value_targets[i * 3..i * 3 + 3], &result_for(&game.outcome(), mover));
+                    let mut belief = [0i32; Square::COUNT];
+                    write_belief_targets(&state, &mut belief);
+                    assert_eq!(&batch.belief_targets[i * Square::COUNT..(i + 1) * Square::COUNT], &belief);
+                }
+            }
+        }
+        // The games are the seed's: played again, the same records.
+        let again = play_teacher_games(&config(60), &HighestFactory, &[], 3, &|| {}).unwrap();
+        assert!(games.iter().zip(&again).all(|(a, b)| a.record == b.record));
+    }
+
+    /// The value targets are each side's own result: in a decided game of
+    /// the greedy teacher the winner's decisions say WIN, the loser's LOSS.
+    #[test]
+    fn value_targets_are_the_result_for_each_side() {
+        let c = config(4000);
+        let greedy = crate::evaluate::players().factory("greedy").unwrap();
+        let games = play_teacher_games(&c, greedy.as_ref(), &[], 4, &|| {}).unwrap();
+        let decided: Vec<usize> = (0..games.len()).filter(|&g| games[g].outcome().winner.is_some()).collect();
+        assert!(!decided.is_empty(), "greedy decides most games");
+        for g in 0..games.len() {
+            let picks: Vec<Decision> = decisions(&games).into_iter().filter(|d| d.game == g as u32).collect();
+            let batch = encode_decisions(&games, &picks, Layout::Compact).unwrap();
+            let winner = games[g].outcome().winner;
+            for (i, d) in picks.iter().enumerate() {
+                let mover = TeacherGame::mover(d.ply as usize);
+                let expected = match winner {
+                    None => DRAW,
+                    Some(w) if w == mover => WIN,
+                    Some(_) => LOSS,
+                };
+                assert_eq!(batch.results[i] as usize, expected);
+                assert_eq!(batch.value_targets[i * 3 + expected], 1.0);
+                assert_eq!(batch.value_targets[i * 3..i * 3 + 3].iter().sum::<f32>(), 1.0);
+            }
+        }
+    }
+
+    /// A ply that is not a teacher's, or past the game's end, is an error.
+    #[test]
+    fn a_decision_that_is_not_the_teachers_is_an_error() {
+        let mut c = config(40);
+        c.pretrain.opponent_share = 1.0;
+        let random = crate::evaluate::players().factory("random").unwrap();
+        let games = play_teacher_games(&c, &HighestFactory, &[random], 1, &|| {}).unwrap();
+        assert_eq!(games[0].teacher, [true, false]);
+        let blue = Decision { game: 0, ply: 1 };
+        assert!(matches!(encode_decisions(&games, &[blue], Layout::Compact), Err(TrainError::Data(_))));
+        let past = Decision { game: 0, ply: games[0].record.moves.len() as u32 + 2 };
+        assert!(matches!(encode_decisions(&games, &[past], Layout::Compact), Err(TrainError::Data(_))));
+    }
+
+    /// The fraction of `picks` on which `net`'s most likely move is the teacher's.
+    fn agreement(net: &StrategoNet, games: &[TeacherGame], picks: &[Decision], c: &TrainConfig) -> f64 {
+        let device = stratego_model::device("cpu").unwrap();
+        measure(net, games, picks, c, &device).unwrap().per_sample(PretrainTerm::PolicyCorrect)
+    }
+
+    /// A small distill end to end: the checkpoint loads as a normal one (and
+    /// as a `net:` player of the config's rules), and on fresh games of the
+    /// teacher its policy agrees with the teacher more than an untrained
+    /// network's does.
+    #[test]
+    fn a_small_distill_writes_a_checkpoint_that_agrees_with_its_teacher() {
+        let mut c = config(4000);
+        c.model.preset = crate::config::Preset::Tiny;
+        c.pretrain.games = 14;
+        c.pretrain.holdout = 0.1;
+        c.pretrain.epochs = 1;
+        c.pretrain.batch = 32;
+        c.pretrain.lr = 3e-3;
+        c.validate().unwrap();
+        let dir = std::env::temp_dir().join(format!("stratego-distill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("distilled.safetensors");
+        let mut seen = Vec::new();
+        let report = distill_to(&c, "cpu", &path, false, &mut |e| {
+            seen.push(e.epoch);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![0, 1]);
+        assert_eq!((report.games, report.heldout_games), (14, 2));
+        assert!(report.decisions > 1000 && report.heldout_decisions > 0, "{report:?}");
+        let trained = &report.epochs[1];
+        assert!(trained.train.samples as usize == report.decisions);
+        assert!(trained.train.per_sample(PretrainTerm::Policy).is_finite());
+
+        let device = stratego_model::device("cpu").unwrap();
+        let (net, meta) = stratego_model::load(&path, Some(Layout::Compact), Some(&c.game.rules), &device).unwrap();
+        assert_eq!(meta, super::meta(&c));
+        let player = crate::evaluate::players().factory(&format!("net:{}", path.display())).unwrap();
+        player.check_rules(&c.game.rules).unwrap();
+
+        // Fresh games of the teacher (another seed), against the untrained
+        // network that the distill started from.
+        let mut fresh = c.clone();
+        fresh.run.seed = 99;
+        let greedy = crate::evaluate::players().factory("greedy").unwrap();
+        let games = play_teacher_games(&fresh, greedy.as_ref(), &[], 2, &|| {}).unwrap();
+        let picks = decisions(&games);
+        device.seed(c.run.seed);
+        let untrained = StrategoNet::new(&c.model.preset.model(), Layout::Compact, &device);
+        let (before, after) = (agreement(&untrained, &games, &picks, &c), agreement(&net, &games, &picks, &c));
+        assert!(after > before + 0.05, "teacher agreement {before:.3} untrained, {after:.3} distilled");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,80 @@
+//! `stratego distill`: the warm start by imitation on its own, writing just
+//! the checkpoint (docs/TRAINING.md, "A warm start by imitation").
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use stratego_learner::distill::{distill_to, epoch_line};
+use stratego_learner::TrainConfig;
+
+use crate::{output, CliError};
+
+/// `--config FILE --out CKPT` with overrides of the config's `[pretrain]`.
+#[derive(Args)]
+pub struct DistillArgs {
+    /// The training config whose game, model, learner and `[pretrain]` sections are used.
+    #[arg(long)]
+    config: PathBuf,
+    /// The checkpoint to write (an existing file is refused).
+    #[arg(long)]
+    out: PathBuf,
+    /// The teacher's player spec (overrides pretrain.teacher), e.g. greedy or ntuple:registrations/ntuple-td.safetensors.
+    #[arg(long)]
+    teacher: Option<String>,
+    /// Teacher games (overrides pretrain.games).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Passes over the decisions (overrides pretrain.epochs).
+    #[arg(long)]
+    epochs: Option<usize>,
+    /// cpu, flex, ndarray or wgpu (overrides the config's run.device).
+    #[arg(long)]
+    device: Option<String>,
+}
+
+pub fn distill_command(out: &mut impl Write, args: DistillArgs) -> Result<(), CliError> {
+    if args.out.exists() {
+        return Err(format!("{} already exists; not overwriting it", args.out.display()).into());
+    }
+    let mut config = TrainConfig::load(&args.config)?;
+    let p = &mut config.pretrain;
+    p.teacher = args.teacher.unwrap_or(std::mem::take(&mut p.teacher));
+    p.games = args.games.unwrap_or(p.games);
+    p.epochs = args.epochs.unwrap_or(p.epochs);
+    config.validate()?;
+    let device = args.device.unwrap_or_else(|| config.run.device.name().to_string());
+    let p = &config.pretrain;
+    writeln!(
+        out,
+        "teacher {}: {} games ({} held out), {} epochs of minibatches of {}",
+        p.teacher,
+        p.games,
+        p.holdout_games(),
+        p.epochs,
+        p.batch
+    )
+    .map_err(output)?;
+    // Epoch lines as they come; a failed write stops nothing but is reported.
+    let mut written = Ok(());
+    let report = distill_to(&config, &device, &args.out, true, &mut |e| {
+        let mut text = String::new();
+        if e.epoch == 0 {
+            text = format!(
+                "teacher games: {} games, {} teacher decisions ({} in training games) in {:.1} s: {:.0} decisions/s\n",
+                e.games,
+                e.all_decisions,
+                e.decisions,
+                e.generation_seconds,
+                e.all_decisions as f64 / e.generation_seconds.max(1e-9)
+            );
+        }
+        text.push_str(&epoch_line(e));
+        if written.is_ok() {
+            written = writeln!(out, "{text}").and_then(|()| out.flush());
+        }
+        Ok(())
+    })?;
+    written.map_err(output)?;
+    writeln!(out, "wrote {} in {:.0} s", args.out.display(), report.seconds).map_err(output)
+}

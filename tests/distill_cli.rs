@@ -1,0 +1,52 @@
+//! `stratego distill` end to end on a tiny budget: the checkpoint it writes
+//! is a normal one, an existing output is refused, and a bad teacher is a
+//! one-line error naming its key.
+
+mod common;
+
+use common::{assert_one_line_error, scratch, stderr, stdout, stratego};
+
+const CONFIG: &str = r#"
+[game]
+setups = "handcrafted"
+[model]
+preset = "tiny"
+[pretrain]
+games = 4
+holdout = 0.25
+epochs = 1
+batch = 32
+"#;
+
+#[test]
+fn distill_writes_a_checkpoint_and_refuses_bad_input() {
+    let dir = scratch("distill");
+    let config = dir.join("distill.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let (config, out) = (config.to_str().unwrap(), dir.join("d.safetensors"));
+    let out = out.to_str().unwrap();
+    let o = stratego(&["distill", "--config", config, "--out", out, "--games", "6"]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    for needle in
+        ["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (untrained)", "epoch 1:", "wrote"]
+    {
+        assert!(text.contains(needle), "{needle} in {text}");
+    }
+    let o = stratego(&["model", "info", out]);
+    assert!(o.status.success() && stdout(&o).contains("step 0"), "{}\n{}", stdout(&o), stderr(&o));
+
+    assert_one_line_error(&stratego(&["distill", "--config", config, "--out", out]), "already exists");
+    let other = dir.join("e.safetensors");
+    let other = other.to_str().unwrap();
+    assert_one_line_error(
+        &stratego(&["distill", "--config", config, "--out", other, "--teacher", "alphazero"]),
+        "`pretrain.teacher`",
+    );
+    assert_one_line_error(
+        &stratego(&["distill", "--config", config, "--out", other, "--games", "1"]),
+        "`pretrain.games`",
+    );
+    assert!(!std::path::Path::new(other).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
