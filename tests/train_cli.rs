@@ -75,6 +75,16 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     // One tag per quantity: the KL to the behaviour policy is `loss/behaviour_kl` only.
     assert!(its[0].get("policy/kl_behaviour").is_none(), "{}", its[0]);
     assert!(its.iter().any(|l| l["eval/score_vs_random"].as_f64().is_some()), "an evaluation ran");
+    // Each evaluated score comes with its interval, and the evaluation's time apart.
+    for l in its.iter().filter(|l| l["eval/score_vs_random"].is_f64()) {
+        let (lo, score, hi) = (
+            l["eval/score_vs_random_low"].as_f64().unwrap(),
+            l["eval/score_vs_random"].as_f64().unwrap(),
+            l["eval/score_vs_random_high"].as_f64().unwrap(),
+        );
+        assert!((0.0..=score).contains(&lo) && (score..=1.0).contains(&hi), "{lo} {score} {hi}");
+        assert!(l["eval/seconds"].as_f64().unwrap() > 0.0);
+    }
     // The curves as a picture at the end of the run.
     assert!(stdout(&o).contains("curves: "), "{}", stdout(&o));
     let png = std::fs::read(run.join("curves.png")).unwrap();

@@ -11,6 +11,7 @@ use stratego_evaluation::chart::{draw_curves, Panel, Series};
 use stratego_evaluation::stats::trinomial_score_interval;
 use stratego_runlog::read_metrics;
 
+use crate::diagnostics::{EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX};
 use crate::TrainError;
 
 /// A run's logged metrics by name.
@@ -60,9 +61,18 @@ pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
         return Ok(None);
     }
     let scores = metrics
-        .names_with("eval/score_vs_")
+        .names_with(EVAL_SCORE_PREFIX)
         .into_iter()
-        .map(|name| metrics.series(name, &format!("vs {}", name.trim_start_matches("eval/score_vs_"))))
+        .filter(|name| !name.ends_with(EVAL_LOW_SUFFIX) && !name.ends_with(EVAL_HIGH_SUFFIX))
+        .map(|name| {
+            let mut series = metrics.series(name, &format!("vs {}", name.trim_start_matches(EVAL_SCORE_PREFIX)));
+            let (low, high) = (
+                metrics.points(&format!("{name}{EVAL_LOW_SUFFIX}")),
+                metrics.points(&format!("{name}{EVAL_HIGH_SUFFIX}")),
+            );
+            series.intervals = low.iter().zip(&high).map(|(&(x, lo), &(_, hi))| (x, lo, hi)).collect();
+            series
+        })
         .collect();
     let losses = ["loss/total", "loss/clip", "loss/value", "loss/belief"];
     let panels = [

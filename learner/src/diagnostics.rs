@@ -360,6 +360,13 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
 /// The evaluation's tags, `eval/score_vs_<opponent>`, logged only on the
 /// iterations that evaluate.
 pub const EVAL_SCORE_PREFIX: &str = "eval/score_vs_";
+/// Beside each score, the ends of its 95 % interval:
+/// `eval/score_vs_<opponent>_low` and `_high`.
+pub const EVAL_LOW_SUFFIX: &str = "_low";
+pub const EVAL_HIGH_SUFFIX: &str = "_high";
+/// The wall time of an evaluation, apart from the iteration's learning time
+/// (`time/...`), on the iterations that evaluate.
+pub const EVAL_SECONDS: &str = "eval/seconds";
 
 /// Every diagnostic's value for `iteration`, in table order.
 pub fn values(iteration: &Iteration) -> Vec<(&'static str, f64)> {
@@ -389,7 +396,15 @@ pub fn tags_markdown() -> String {
     let mut text = table_markdown(DIAGNOSTICS, "per iteration");
     text.push_str(&format!(
         "| `{EVAL_SCORE_PREFIX}<opponent>` | every `eval.every` iterations: the network's arena score (wins + draws / 2, \
-         per game) against each of `eval.opponents` | its value this iteration |\n"
+         per game) against each of `eval.opponents`, the network drawing its setups with `game.setups` | its value \
+         this iteration |\n"
+    ));
+    text.push_str(&format!(
+        "| `{EVAL_SCORE_PREFIX}<opponent>{EVAL_LOW_SUFFIX}`, `..{EVAL_HIGH_SUFFIX}` | the ends of that score's 95 % \
+         interval, from the colour-swapped pairs (pentanomial) | score |\n"
+    ));
+    text.push_str(&format!(
+        "| `{EVAL_SECONDS}` | the evaluation's wall time, apart from the iteration's learning time | seconds |\n"
     ));
     text
 }

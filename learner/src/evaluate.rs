@@ -1,13 +1,17 @@
-//! Evaluation of the current weights against the baseline players: arena
-//! matches in colour-swapped pairs with the same setups, the network playing
-//! its policy's most likely legal move.
+//! Evaluation of the current weights against the configured opponents:
+//! arena matches in colour-swapped pairs with the same setups, the network
+//! playing its policy's most likely legal move and drawing its setups with
+//! the policy it trains with (so a network trained on handcrafted armies is
+//! not measured on random ones), each score with its 95 % interval from the
+//! pairs.
 
 use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
+use stratego_evaluation::report::MatchSummary;
 use stratego_model::{CheckpointMeta, StrategoNet};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
-use stratego_players::Registry;
+use stratego_players::{Registry, SetupPolicy};
 
-use crate::config::EvalConfig;
+use crate::config::{EvalConfig, Setups};
 use crate::TrainError;
 
 /// The players an evaluation may meet: the baselines and network
@@ -18,15 +22,36 @@ pub fn players() -> Registry {
     registry
 }
 
-/// The network's score (wins + draws / 2, per game) against each opponent,
-/// named as in the config.
+/// The network's score against one opponent: mean points per game (wins +
+/// draws / 2) and the 95 % interval from the colour-swapped pairs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Score {
+    /// The opponent, named as in the config.
+    pub opponent: String,
+    pub score: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The setup policy of the network's seat for a run's `game.setups`.
+pub fn setup_policy(setups: Setups) -> SetupPolicy {
+    match setups {
+        Setups::Random => SetupPolicy::Random,
+        Setups::Handcrafted => SetupPolicy::Handcrafted,
+    }
+}
+
+/// The network's [`Score`] against each opponent, in the config's order;
+/// its setups are drawn by `setups` (the run's training setups).
 pub fn evaluate(
     net: &StrategoNet,
     meta: &CheckpointMeta,
     config: &EvalConfig,
+    setups: SetupPolicy,
     seed: u64,
-) -> Result<Vec<(String, f64)>, TrainError> {
-    let network = NetPlayerFactory::from_network(net.clone(), meta.layout, meta.rules, NetOptions::default())
+) -> Result<Vec<Score>, TrainError> {
+    let options = NetOptions { setup: setups, ..NetOptions::default() };
+    let network = NetPlayerFactory::from_network(net.clone(), meta.layout, meta.rules, options)
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
@@ -35,8 +60,38 @@ pub fn evaluate(
             MatchConfig { rules: meta.rules, games: config.games, seed, setups: SetupMode::Swap, sprt: None };
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
-        let points: f64 = result.games.iter().map(|g| g.a_points()).sum();
-        scores.push((opponent.clone(), points / result.games.len() as f64));
+        let summary = MatchSummary::of(&result);
+        scores.push(Score {
+            opponent: opponent.clone(),
+            score: summary.score,
+            low: summary.score_lower,
+            high: summary.score_upper,
+        });
     }
     Ok(scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use stratego_engine::{Layout, Ruleset};
+    use stratego_model::ModelConfig;
+
+    use super::*;
+
+    #[test]
+    fn scores_come_with_their_interval_under_the_training_setups() {
+        assert_eq!(setup_policy(Setups::Handcrafted), SetupPolicy::Handcrafted);
+        assert_eq!(setup_policy(Setups::Random), SetupPolicy::Random);
+        let device = stratego_model::device("cpu").unwrap();
+        let config = ModelConfig::preset("tiny").unwrap();
+        let net = StrategoNet::new(&config, Layout::Compact, &device);
+        let rules = Ruleset { max_plies: 30, ..Ruleset::barrage() };
+        let meta = CheckpointMeta { config, layout: Layout::Compact, rules, step: 3 };
+        let eval = EvalConfig { every: 1, games: 4, opponents: vec!["random".into(), "greedy".into()] };
+        let scores = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7).unwrap();
+        assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
+        for s in &scores {
+            assert!(0.0 <= s.low && s.low <= s.score && s.score <= s.high && s.high <= 1.0, "{s:?}");
+        }
+    }
 }

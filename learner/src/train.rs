@@ -38,7 +38,7 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
 use crate::config::{Setups, TrainConfig};
-use crate::diagnostics::{self, Iteration, Term, EVAL_SCORE_PREFIX};
+use crate::diagnostics::{self, Iteration, Term, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS};
 use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
@@ -278,13 +278,23 @@ pub fn train(
                 let dir = run.save(&counters, &meta(step), &net, &ema, &optimizer, config.checkpoint.keep)?;
                 last_checkpoint = Some(dir);
             }
-            let mut scores = Vec::new();
+            // The evaluation's time is logged apart (`eval/seconds`): it is
+            // neither learning nor waiting for games.
+            let mut eval_values: Vec<(String, f64)> = Vec::new();
             if config.eval.every > 0 && (step % config.eval.every == 0 || last) {
-                scores = evaluate(&net.valid(), &meta(step), &config.eval, stream_seed(config.run.seed, "eval", step))?;
+                let eval_started = Instant::now();
+                let setups = crate::evaluate::setup_policy(config.game.setups);
+                let eval_seed = stream_seed(config.run.seed, "eval", step);
+                for s in evaluate(&net.valid(), &meta(step), &config.eval, setups, eval_seed)? {
+                    let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
+                    eval_values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
+                    eval_values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));
+                    eval_values.push((tag, s.score));
+                }
+                eval_values.push((EVAL_SECONDS.to_string(), eval_started.elapsed().as_secs_f64()));
             }
-            let score_tags: Vec<String> = scores.iter().map(|(name, _)| format!("{EVAL_SCORE_PREFIX}{name}")).collect();
-            for (tag, (_, score)) in score_tags.iter().zip(&scores) {
-                values.push((tag, *score));
+            for (tag, value) in &eval_values {
+                values.push((tag, *value));
             }
             board.scalars(step, &values)?;
             metrics.write(step, &values)?;
