@@ -90,7 +90,10 @@ fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
     let barrage_net = format!("net:{}", barrage_checkpoint.display());
     let o = stratego(&["arena", "--a", &barrage_net, "--b", "random", "--games", "2", "--pieces", "barrage"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_one_line_error(&stratego(&["model", "init", "--rules", "nonsense", "--out", "x.safetensors"]), "");
+    assert_one_line_error(
+        &stratego(&["model", "init", "--rules", "nonsense", "--out", "x.safetensors"]),
+        "malformed ruleset: `nonsense` has no `stratego-rules-vN:` prefix",
+    );
 
     let missing = dir.join("missing.safetensors");
     let o = stratego(&["arena", "--a", &format!("net:{}", missing.display()), "--b", "random", "--games", "2"]);

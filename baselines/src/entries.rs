@@ -99,12 +99,13 @@ pub fn load_tables(path: &str, spec: &PlayerSpec) -> Result<Arc<NTupleNet>, Spec
         .map_err(|e| SpecError::Load { spec: spec.to_string(), why: e.to_string() })
 }
 
-/// Makes players of one kind from a closure; the factory of the players
-/// that need nothing but their options.
+/// Makes players of one kind from a closure. Only an n-tuple leaf knows a
+/// ruleset, so the leaf (hand-written for every player but a learned-leaf
+/// expectimax) answers `check_rules`.
 pub struct FnFactory<F> {
     name: String,
     make: F,
-    check_rules: Option<Leaf>,
+    leaf: Leaf,
 }
 
 impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
@@ -117,12 +118,12 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
     }
 
     fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
-        self.check_rules.as_ref().map_or(Ok(()), |leaf| leaf.check_rules(rules))
+        self.leaf.check_rules(rules)
     }
 }
 
 fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec, make: F) -> Arc<dyn PlayerFactory> {
-    Arc::new(FnFactory { name: name.to_string(), make, check_rules: None })
+    Arc::new(FnFactory { name: name.to_string(), make, leaf: Leaf::Handwritten })
 }
 
 /// Adds `random`, `greedy`, `expectimax` and `ntuple` to a registry.
@@ -158,10 +159,11 @@ pub fn register(registry: &mut Registry) {
             spec.check_keys(EXPECTIMAX_OPTIONS)?;
             let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
             let name = expectimax_spec(&config, setup, &leaf).to_string();
-            let check_rules = Some(leaf.clone());
-            let make =
-                move || Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(leaf.clone())) as Box<dyn Player>;
-            Ok(Arc::new(FnFactory { name, make, check_rules }))
+            let player_leaf = leaf.clone();
+            let make = move || {
+                Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(player_leaf.clone())) as Box<dyn Player>
+            };
+            Ok(Arc::new(FnFactory { name, make, leaf }))
         }),
     });
     registry.register(Entry {

@@ -87,23 +87,25 @@ pub struct Iteration {
     pub magnet_weight: f64,
 }
 
+/// `sum / count`, or NaN for nothing counted (a metric of no samples is
+/// missing, not zero).
+fn mean(sum: f64, count: f64) -> f64 {
+    if count > 0.0 {
+        sum / count
+    } else {
+        f64::NAN
+    }
+}
+
 impl Iteration {
     /// A per-sample term's mean over the samples trained on.
     pub fn per_sample(&self, term: Term) -> f64 {
-        if self.samples > 0.0 {
-            self.sums[term.index()] / self.samples
-        } else {
-            f64::NAN
-        }
+        mean(self.sums[term.index()], self.samples)
     }
 
     /// A sum over hidden opponent squares, per square.
     pub fn per_hidden_square(&self, sum: f64) -> f64 {
-        if self.hidden_squares > 0.0 {
-            sum / self.hidden_squares
-        } else {
-            f64::NAN
-        }
+        mean(sum, self.hidden_squares)
     }
 
     fn share_of_decisions(&self, count: usize) -> f64 {
@@ -460,20 +462,12 @@ pub struct PretrainSums {
 impl PretrainSums {
     /// A per-decision term's mean.
     pub fn per_sample(&self, term: PretrainTerm) -> f64 {
-        if self.samples > 0.0 {
-            self.sums[term.index()] / self.samples
-        } else {
-            f64::NAN
-        }
+        mean(self.sums[term.index()], self.samples)
     }
 
     /// A sum over hidden opponent squares, per square.
     pub fn per_hidden_square(&self, sum: f64) -> f64 {
-        if self.hidden_squares > 0.0 {
-            sum / self.hidden_squares
-        } else {
-            f64::NAN
-        }
+        mean(sum, self.hidden_squares)
     }
 }
 

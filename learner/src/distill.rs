@@ -45,7 +45,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use stratego_engine::seed::{derive_seed, stream_seed};
-use stratego_engine::{Color, GameRecord, HistoryFeatures, Layout, Outcome, Square, State, NUM_ACTIONS};
+use stratego_engine::{Color, GameRecord, Layout, Outcome, Square, NUM_ACTIONS};
 use stratego_evaluation::arena::play_game;
 use stratego_model::{belief_fit, value_cross_entropy, CheckpointMeta, Device, StrategoNet};
 use stratego_players::{AgentRng, PlayerFactory};
@@ -54,7 +54,7 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, PretrainTerm};
 use crate::run::RunDir;
-use crate::samples::{encode_state, Batch, Encoded};
+use crate::samples::{encode_state, replay_at, Batch, Encoded};
 use crate::step::{imitation_step, optimizer};
 use crate::targets::{result_for, result_index};
 use crate::train::setup_source;
@@ -214,43 +214,18 @@ struct EncodedDecision {
 /// Replays `game` and encodes the decisions at `plies` (ascending, each a
 /// teacher's): the observation, the legal mask and the teacher's action id.
 fn encode_game(game: &TeacherGame, plies: &[usize], layout: Layout) -> Result<Vec<EncodedDecision>, TrainError> {
-    let record = &game.record;
-    let mut state = State::from_setups(record.rules, &record.red, &record.blue)?;
-    let mut history = HistoryFeatures::default();
-    let mut out = Vec::with_capacity(plies.len());
-    let mut wanted = plies.iter().peekable();
-    for (ply, &mv) in record.moves.iter().enumerate() {
-        if wanted.peek().is_none() {
-            break;
+    replay_at(&game.record, plies, |ply, mv, state, history| {
+        let mover = state.to_move();
+        if mover != TeacherGame::mover(ply) || !game.teacher[mover.index()] {
+            return Err(TrainError::Data(format!("ply {ply} of a teacher game is not a teacher's move")));
         }
-        if wanted.peek() == Some(&&ply) {
-            wanted.next();
-            let mover = state.to_move();
-            if mover != TeacherGame::mover(ply) || !game.teacher[mover.index()] {
-                return Err(TrainError::Data(format!("ply {ply} of a teacher game is not a teacher's move")));
-            }
-            let mut legal = vec![false; NUM_ACTIONS];
-            for a in state.legal_actions() {
-                legal[a as usize] = true;
-            }
-            let action = mv
-                .to_action(mover)
-                .filter(|&a| legal[a as usize])
-                .ok_or_else(|| TrainError::Data(format!("the teacher's move {mv} at ply {ply} is not legal")))?;
-            out.push(EncodedDecision {
-                encoded: encode_state(&state, &history, layout)?,
-                legal,
-                action: action as i64,
-            });
-        }
-        let before = state.board().clone();
-        state.apply_move(mv)?;
-        history.update(&state, &before);
-    }
-    if out.len() != plies.len() {
-        return Err(TrainError::Data(format!("a game of {} plies has no ply {:?}", record.moves.len(), wanted.next())));
-    }
-    Ok(out)
+        let legal = state.legal_action_mask();
+        let action = mv
+            .to_action(mover)
+            .filter(|&a| legal[a as usize])
+            .ok_or_else(|| TrainError::Data(format!("the teacher's move {mv} at ply {ply} is not legal")))?;
+        Ok(EncodedDecision { encoded: encode_state(state, history, layout)?, legal, action: action as i64 })
+    })
 }
 
 /// The imitation loss of one minibatch and its diagnostic sums, as scalar
@@ -606,7 +581,7 @@ pub(crate) fn pretrain_run(
 
 #[cfg(test)]
 mod tests {
-    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup};
+    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup, State};
     use stratego_model::{DRAW, LOSS, WIN};
     use stratego_players::{InfoView, Player, PlayerError};
 

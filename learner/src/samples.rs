@@ -6,7 +6,8 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use rayon::prelude::*;
 use stratego_engine::{
-    write_belief_targets, Color, CountingPrior, Encoder, HistoryFeatures, Layout, Square, State, NUM_ACTIONS,
+    write_belief_targets, Color, CountingPrior, Encoder, GameRecord, HistoryFeatures, Layout, Move, Square, State,
+    NUM_ACTIONS,
 };
 use stratego_selfplay::GameTrajectory;
 
@@ -140,9 +141,15 @@ pub(crate) fn encode_state(state: &State, history: &HistoryFeatures, layout: Lay
     Ok(Encoded { planes, belief, prior_log_likelihood: ll, prior_correct: correct, hidden })
 }
 
-/// Replays `game` and encodes the observations at `plies` (ascending).
-fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result<Vec<Encoded>, TrainError> {
-    let record = &game.record;
+/// Replays `record` and calls `at(ply, move, state, histories)` on the
+/// state before each ply of `plies` (ascending), the move being the one
+/// played there: the one replay both the RL samples and the imitation
+/// decisions are rebuilt from.
+pub(crate) fn replay_at<T>(
+    record: &GameRecord,
+    plies: &[usize],
+    mut at: impl FnMut(usize, Move, &State, &HistoryFeatures) -> Result<T, TrainError>,
+) -> Result<Vec<T>, TrainError> {
     let mut state = State::from_setups(record.rules, &record.red, &record.blue)?;
     let mut history = HistoryFeatures::default();
     let mut out = Vec::with_capacity(plies.len());
@@ -153,7 +160,7 @@ fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result
         }
         if wanted.peek() == Some(&&ply) {
             wanted.next();
-            out.push(encode_state(&state, &history, layout)?);
+            out.push(at(ply, mv, &state, &history)?);
         }
         let before = state.board().clone();
         state.apply_move(mv)?;
@@ -163,6 +170,11 @@ fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result
         return Err(TrainError::Data(format!("a game of {} plies has no ply {:?}", record.moves.len(), wanted.next())));
     }
     Ok(out)
+}
+
+/// Replays `game` and encodes the observations at `plies` (ascending).
+fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result<Vec<Encoded>, TrainError> {
+    replay_at(&game.record, plies, |_, _, state, history| encode_state(state, history, layout))
 }
 
 /// Encodes `samples` (observations rebuilt from their games, in parallel

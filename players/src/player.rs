@@ -48,9 +48,6 @@ pub enum PlayerError {
     /// output, a rebuilt state); the text says what.
     #[error("{0}")]
     Failed(String),
-    /// It chose a move that is not among the view's legal moves.
-    #[error("chose {mv}, which is not legal here")]
-    NotLegal { mv: Move },
 }
 
 /// Makes fresh players of one kind: the arena asks for a new one per game,
