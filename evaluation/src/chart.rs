@@ -94,12 +94,26 @@ pub struct Series {
 /// One panel of a curve chart: its y axis and its lines.
 #[derive(Clone, Debug, Default)]
 pub struct Panel {
+    /// An x axis of its own (say, wall time beside iterations), fitted to
+    /// its points; `None` shares the chart's.
+    pub x_desc: Option<String>,
     pub y_desc: String,
     /// The y range, or `None` to fit the data.
     pub y_range: Option<(f64, f64)>,
     /// A horizontal reference line (say, an even score).
     pub reference: Option<f64>,
     pub series: Vec<Series>,
+}
+
+/// An axis label: k and M for large numbers (plies), one decimal for
+/// small ones (minutes of a short run).
+fn axis_number(v: f64) -> String {
+    match v.abs() {
+        a if a >= 1e6 => format!("{:.1}M", v / 1e6),
+        a if a >= 1e4 => format!("{:.0}k", v / 1e3),
+        a if a >= 10.0 => format!("{v:.0}"),
+        _ => format!("{v:.1}").trim_end_matches(".0").to_string(),
+    }
 }
 
 const PALETTE: [RGBColor; 4] =
@@ -114,13 +128,23 @@ pub fn draw_curves(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
     if panels.is_empty() {
         return Err(fail("nothing has been logged yet".into()));
     }
-    let xs = || panels.iter().flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0)));
-    let (x_lo, x_hi) = (xs().fold(f64::INFINITY, f64::min).min(0.0), xs().fold(f64::NEG_INFINITY, f64::max));
-    let x_hi = if x_hi > x_lo { x_hi } else { x_lo + 1.0 };
+    let x_range = |panels: &mut dyn Iterator<Item = &&Panel>| {
+        let xs: Vec<f64> = panels.flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0))).collect();
+        let (lo, hi) = (
+            xs.iter().copied().fold(f64::INFINITY, f64::min).min(0.0),
+            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        (lo, if hi > lo { hi } else { lo + 1.0 })
+    };
+    let shared = x_range(&mut panels.iter().filter(|p| p.x_desc.is_none()));
     let root = BitMapBackend::new(path, (1000, 60 + 340 * panels.len() as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
     let root = root.titled(title, ("sans-serif", 24)).map_err(|e| fail(e.to_string()))?;
     for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(&panels) {
+        let ((x_lo, x_hi), x_desc) = match &panel.x_desc {
+            Some(own) => (x_range(&mut std::iter::once(panel)), own.as_str()),
+            None => (shared, x_desc),
+        };
         let ys = || {
             panel
                 .series
@@ -142,7 +166,7 @@ pub fn draw_curves(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
         chart
             .configure_mesh()
             .x_desc(x_desc)
-            .x_label_formatter(&|v| format!("{v:.0}"))
+            .x_label_formatter(&|v| axis_number(*v))
             .y_desc(panel.y_desc.as_str())
             .axis_desc_style(("sans-serif", 18))
             .label_style(("sans-serif", 15))

@@ -7,7 +7,7 @@
 //! is a deserialisation error, which toml reports with its key path.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -143,6 +143,12 @@ pub struct RunConfig {
     pub iterations: u64,
     /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
     pub device: DeviceName,
+    /// A network checkpoint (from `stratego distill`, or any run's
+    /// `model.safetensors`) that a new run starts RL from instead of fresh
+    /// weights: its model, layout and rules must be the config's. Not with
+    /// `pretrain.enabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<PathBuf>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,6 +184,13 @@ pub struct SelfPlayConfig {
     pub channel_capacity: usize,
     /// Decisions made by a policy more than this many versions old are dropped.
     pub max_staleness: u64,
+    /// Fixed players (specs: `greedy`, `expectimax:depth=1`, `net:PATH` of
+    /// a past checkpoint, ...) the network meets in a share of its games ...
+    pub opponents: Vec<String>,
+    /// ... `opponent_share` of them, drawn per game (the opponent and its
+    /// seat uniformly); only the network's seat gives decisions. 0 is pure
+    /// self-play, the reference's recipe.
+    pub opponent_share: f64,
 }
 
 /// `clip(c / (t + 1)^k, floor, ceiling)` of the iteration t.
@@ -303,7 +316,7 @@ impl PretrainConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu }
+        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu, init: None }
     }
 }
 
@@ -328,6 +341,8 @@ impl Default for SelfPlayConfig {
             max_inference_batch: 4096,
             channel_capacity: 256,
             max_staleness: 4,
+            opponents: Vec::new(),
+            opponent_share: 0.0,
         }
     }
 }
@@ -474,6 +489,30 @@ impl TrainConfig {
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
+        let s = &self.selfplay;
+        self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
+        if let Some(init) = &self.run.init {
+            if self.pretrain.enabled {
+                return Err(invalid("run.init", "and `pretrain.enabled` both make the first network: choose one"));
+            }
+            let meta = stratego_model::read_meta(init).map_err(|e| invalid("run.init", e))?;
+            let (preset, layout) = (self.model.preset, self.game.layout);
+            if meta.config != preset.model() || meta.layout != layout {
+                let theirs = Preset::ALL.into_iter().find(|p| p.model() == meta.config).map_or("custom", Preset::name);
+                return Err(invalid(
+                    "run.init",
+                    format!(
+                        "{} is a {theirs} network on the {} layout, the config trains {preset} on {layout}",
+                        init.display(),
+                        meta.layout
+                    ),
+                ));
+            }
+            self.game
+                .rules
+                .expect_same(&meta.rules)
+                .map_err(|e| invalid("run.init", format!("{}: {e}", init.display())))?;
+        }
         self.validate_pretrain()
     }
 
@@ -485,9 +524,6 @@ impl TrainConfig {
             factory.check_rules(rules).map_err(|e| invalid(key, e))
         };
         player("pretrain.teacher", &p.teacher)?;
-        for opponent in &p.opponents {
-            player("pretrain.opponents", opponent)?;
-        }
         if p.epochs == 0 {
             return Err(invalid("pretrain.epochs", "must be at least 1"));
         }
@@ -506,11 +542,23 @@ impl TrainConfig {
                 format!("{} leaves no game to train on after holding out {}", p.games, p.holdout_games()),
             ));
         }
-        if !(0.0..=1.0).contains(&p.opponent_share) {
-            return Err(invalid("pretrain.opponent_share", format!("{} is not in [0, 1]", p.opponent_share)));
+        self.validate_opponents("pretrain", &p.opponents, p.opponent_share)
+    }
+
+    /// A section's `opponents` (players that can play the run's rules) and
+    /// the share of games they play.
+    fn validate_opponents(&self, section: &str, opponents: &[String], share: f64) -> Result<(), TrainError> {
+        let key = format!("{section}.opponents");
+        for spec in opponents {
+            let factory = crate::evaluate::players().factory(spec).map_err(|e| invalid(&key, e))?;
+            factory.check_rules(&self.game.rules).map_err(|e| invalid(&key, e))?;
         }
-        if p.opponent_share > 0.0 && p.opponents.is_empty() {
-            return Err(invalid("pretrain.opponent_share", "is above 0 but `pretrain.opponents` is empty"));
+        let share_key = format!("{section}.opponent_share");
+        if !(0.0..=1.0).contains(&share) {
+            return Err(invalid(&share_key, format!("{share} is not in [0, 1]")));
+        }
+        if share > 0.0 && opponents.is_empty() {
+            return Err(invalid(&share_key, format!("is above 0 but `{key}` is empty")));
         }
         Ok(())
     }
@@ -597,6 +645,9 @@ mod tests {
             ("[pretrain]\nholdout = 1.0\n", "pretrain.holdout"),
             ("[pretrain]\nopponents = [\"nobody\"]\n", "pretrain.opponents"),
             ("[pretrain]\nopponent_share = 0.5\n", "pretrain.opponent_share"),
+            ("[selfplay]\nopponents = [\"nobody\"]\n", "selfplay.opponents"),
+            ("[selfplay]\nopponent_share = 0.5\n", "selfplay.opponent_share"),
+            ("[selfplay]\nopponent_share = -0.1\nopponents = [\"greedy\"]\n", "selfplay.opponent_share"),
             ("[pretrain]\nopponent_share = 1.5\nopponents = [\"random\"]\n", "pretrain.opponent_share"),
         ] {
             let e = TrainConfig::parse(text).unwrap_err().to_string();

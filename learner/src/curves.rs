@@ -11,7 +11,7 @@ use stratego_evaluation::chart::{draw_curves, Panel, Series};
 use stratego_evaluation::stats::trinomial_score_interval;
 use stratego_runlog::read_metrics;
 
-use crate::diagnostics::{EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX};
+use crate::diagnostics::{EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, RUN_PLIES, RUN_SECONDS};
 use crate::TrainError;
 
 /// A run's logged metrics by name.
@@ -35,9 +35,26 @@ impl Metrics {
         self.0.get(name).map_or(Vec::new(), |p| p.iter().map(|&(s, v)| (s as f64, v)).collect())
     }
 
+    /// The metric `name` (times `scale`) by step: an x axis to redraw
+    /// other metrics against.
+    pub fn axis(&self, name: &str, scale: f64) -> BTreeMap<u64, f64> {
+        self.0.get(name).map_or(BTreeMap::new(), |p| p.iter().map(|&(s, v)| (s, v * scale)).collect())
+    }
+
     /// A line of the metric `name`, labelled `label`.
     pub fn series(&self, name: &str, label: &str) -> Series {
         Series { label: label.into(), points: self.points(name), ..Series::default() }
+    }
+}
+
+/// `series` over steps redrawn over `axis` (step to x); points of steps
+/// the axis lacks are left out.
+fn rebase(series: &Series, axis: &BTreeMap<u64, f64>) -> Series {
+    let x = |step: f64| axis.get(&(step as u64)).copied();
+    Series {
+        label: series.label.clone(),
+        points: series.points.iter().filter_map(|&(s, v)| Some((x(s)?, v))).collect(),
+        intervals: series.intervals.iter().filter_map(|&(s, lo, hi)| Some((x(s)?, lo, hi))).collect(),
     }
 }
 
@@ -53,14 +70,15 @@ pub fn write_curves(dir: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
 }
 
 /// `curves.png` of a network training run (`stratego train`): the
-/// evaluation scores, the loss terms, the belief head against the counting
+/// evaluation scores with their intervals (against iterations, wall time
+/// and self-play plies), the loss terms, the belief head against the counting
 /// prior, and the policy's entropy. `None` when nothing is logged yet.
 pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
     let metrics = Metrics::read(root)?;
     if metrics.is_empty() {
         return Ok(None);
     }
-    let scores = metrics
+    let scores: Vec<Series> = metrics
         .names_with(EVAL_SCORE_PREFIX)
         .into_iter()
         .filter(|name| !name.ends_with(EVAL_LOW_SUFFIX) && !name.ends_with(EVAL_HIGH_SUFFIX))
@@ -75,8 +93,21 @@ pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
         })
         .collect();
     let losses = ["loss/total", "loss/clip", "loss/value", "loss/belief"];
+    let score_panel = |x_desc: Option<&str>, series: Vec<Series>| Panel {
+        x_desc: x_desc.map(str::to_string),
+        y_desc: "score".into(),
+        y_range: Some((0.0, 1.0)),
+        reference: Some(0.5),
+        series,
+    };
+    // The same scores against what a run spends: wall time and plies.
+    let minutes = metrics.axis(RUN_SECONDS, 1.0 / 60.0);
+    let plies = metrics.axis(RUN_PLIES, 1.0);
+    let on = |axis: &BTreeMap<u64, f64>| scores.iter().map(|s: &Series| rebase(s, axis)).collect::<Vec<_>>();
     let panels = [
-        Panel { y_desc: "score".into(), y_range: Some((0.0, 1.0)), reference: Some(0.5), series: scores },
+        score_panel(None, scores.clone()),
+        score_panel(Some("wall-clock minutes (pretraining included)"), on(&minutes)),
+        score_panel(Some("self-play plies"), on(&plies)),
         Panel {
             y_desc: "loss".into(),
             series: losses.iter().map(|&n| metrics.series(n, n)).collect(),
@@ -131,6 +162,7 @@ pub fn draw_ntuple_curves(root: &Path, opponent: &str, games: u32) -> Result<Opt
                 points: metrics.points("eval/score"),
                 intervals,
             }],
+            ..Panel::default()
         },
         Panel {
             y_desc: "TD error (mean |delta|)".into(),

@@ -85,6 +85,12 @@ pub struct Iteration {
     pub waited: f64,
     pub learning_rate: f64,
     pub magnet_weight: f64,
+    /// The run's wall time so far (its pretraining and earlier evaluations
+    /// included), and its self-play plies so far, at the end of
+    /// the iteration: the x axes a run's scores are drawn against beside
+    /// the iteration.
+    pub run_seconds: f64,
+    pub run_plies: u64,
 }
 
 /// `sum / count`, or NaN for nothing counted (a metric of no samples is
@@ -143,6 +149,7 @@ pub enum Unit {
     Seconds,
     PliesPerGame,
     Value,
+    Total,
 }
 
 impl Unit {
@@ -159,6 +166,7 @@ impl Unit {
             Unit::Seconds => "seconds",
             Unit::PliesPerGame => "plies per game",
             Unit::Value => "its value this iteration",
+            Unit::Total => "total at the end of the iteration",
         }
     }
 }
@@ -346,6 +354,18 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
         value: |it| it.share_ended(EndReason::BattlelessCap),
     },
     Diagnostic {
+        tag: RUN_SECONDS,
+        what: "the run's wall time so far, its pretraining and earlier evaluations included",
+        unit: Unit::Total,
+        value: |it| it.run_seconds,
+    },
+    Diagnostic {
+        tag: RUN_PLIES,
+        what: "the run's self-play plies so far",
+        unit: Unit::Total,
+        value: |it| it.run_plies as f64,
+    },
+    Diagnostic {
         tag: "schedule/learning_rate",
         what: "the learning rate of the schedule `lr`",
         unit: Unit::Value,
@@ -359,6 +379,10 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
     },
 ];
 
+/// The run's totals at each iteration (rows of [`DIAGNOSTICS`]).
+pub const RUN_SECONDS: &str = "run/seconds";
+pub const RUN_PLIES: &str = "run/plies";
+
 /// The evaluation's tags, `eval/score_vs_<opponent>`, logged only on the
 /// iterations that evaluate.
 pub const EVAL_SCORE_PREFIX: &str = "eval/score_vs_";
@@ -366,6 +390,10 @@ pub const EVAL_SCORE_PREFIX: &str = "eval/score_vs_";
 /// `eval/score_vs_<opponent>_low` and `_high`.
 pub const EVAL_LOW_SUFFIX: &str = "_low";
 pub const EVAL_HIGH_SUFFIX: &str = "_high";
+/// The network's score (wins + draws / 2, per game) in the games of the
+/// iteration against each of `selfplay.opponents`:
+/// `selfplay/score_vs_<opponent>`, logged when the iteration had such games.
+pub const SELFPLAY_SCORE_PREFIX: &str = "selfplay/score_vs_";
 /// The wall time of an evaluation, apart from the iteration's learning time
 /// (`time/...`), on the iterations that evaluate.
 pub const EVAL_SECONDS: &str = "eval/seconds";
@@ -396,6 +424,11 @@ pub fn pretrain_tags_markdown() -> String {
 /// The tag table of docs/TRAINING.md.
 pub fn tags_markdown() -> String {
     let mut text = table_markdown(DIAGNOSTICS, "per iteration");
+    text.push_str(&format!(
+        "| `{SELFPLAY_SCORE_PREFIX}<opponent>` | the network's score (wins + draws / 2, per game) in the iteration's \
+         games against each of `selfplay.opponents` (a training signal, not an evaluation: the network samples its \
+         policy) | mean over those games |\n"
+    ));
     text.push_str(&format!(
         "| `{EVAL_SCORE_PREFIX}<opponent>` | every `eval.every` iterations: the network's arena score (wins + draws / 2, \
          per game) against each of `eval.opponents`, the network drawing its setups with `game.setups` | its value \

@@ -48,20 +48,20 @@ pub fn select(
     let mut selection = Selection::default();
     for (g, game) in games.iter().enumerate() {
         for player in [Color::Red, Color::Blue] {
-            let plies: Vec<usize> = game.plies_of(player).collect();
-            let values: Vec<[f32; 3]> = plies.iter().map(|&p| game.decisions[p].value).collect();
+            let mine: Vec<_> = game.decisions_of(player).collect();
+            let values: Vec<[f32; 3]> = mine.iter().map(|d| d.value).collect();
             let z = result_for(&game.outcome, player);
             let targets = player_targets(&values, z, config.td_lambda, config.gae_lambda);
             let result = result_index(&game.outcome, player) as u8;
-            for (i, &ply) in plies.iter().enumerate() {
+            for (i, decision) in mine.iter().enumerate() {
                 selection.decisions += 1;
-                if game.decisions[ply].version + max_staleness < version {
+                if decision.version + max_staleness < version {
                     selection.stale += 1;
                     continue;
                 }
                 candidates.push(Sample {
                     game: g,
-                    ply,
+                    ply: decision.ply,
                     value_target: targets.value[i],
                     advantage: targets.advantage[i],
                     result,
@@ -202,7 +202,9 @@ pub fn encode(games: &[GameTrajectory], samples: &[Sample], layout: Layout) -> R
     let mut batch = Batch { size: samples.len(), ..Batch::default() };
     for (sample, encoded) in samples.iter().zip(slot) {
         let e = encoded.expect("every sample was encoded");
-        let decision = &games[sample.game].decisions[sample.ply];
+        let decision = games[sample.game]
+            .decision_at(sample.ply)
+            .ok_or_else(|| TrainError::Data(format!("the network did not play ply {} of its game", sample.ply)))?;
         batch.planes.extend_from_slice(&e.planes);
         let mut legal = vec![false; NUM_ACTIONS];
         let mut behaviour_log = vec![0.0f32; NUM_ACTIONS];
@@ -262,6 +264,7 @@ mod tests {
             let ply = decisions.len();
             let w = (ply % 5) as f32 / 10.0;
             decisions.push(Decision {
+                ply,
                 player: state.to_move(),
                 version: version(ply),
                 action,
@@ -274,7 +277,16 @@ mod tests {
         }
         let outcome = state.outcome().unwrap();
         let record = GameRecord { rules, red, blue, moves, result: Some(outcome) };
-        GameTrajectory { record, outcome, decisions }
+        GameTrajectory { record, outcome, decisions, opponent: None }
+    }
+
+    /// `game(seed, ..)` as if a fixed opponent had played Blue: only Red's
+    /// decisions are left.
+    fn against_opponent(seed: u64) -> GameTrajectory {
+        let mut g = game(seed, |_| 0);
+        g.decisions.retain(|d| d.player == Color::Red);
+        g.opponent = Some(stratego_selfplay::OpponentSeat { index: 0, color: Color::Blue });
+        g
     }
 
     fn state_at(game: &GameTrajectory, ply: usize) -> State {
@@ -348,12 +360,12 @@ mod tests {
         assert!(selection.kept >= (decisions - 10) / 2 && selection.kept < decisions - 10);
         for s in &samples {
             let game = &games[s.game];
-            let decision = &game.decisions[s.ply];
+            let decision = game.decision_at(s.ply).unwrap();
             assert_eq!(decision.version, 5);
             assert!(s.advantage.abs() >= selection.threshold);
             // The targets are the acting player's own trajectory's.
-            let plies: Vec<usize> = game.plies_of(decision.player).collect();
-            let values: Vec<[f32; 3]> = plies.iter().map(|&p| game.decisions[p].value).collect();
+            let plies: Vec<usize> = game.decisions_of(decision.player).map(|d| d.ply).collect();
+            let values: Vec<[f32; 3]> = game.decisions_of(decision.player).map(|d| d.value).collect();
             let z = result_for(&game.outcome, decision.player);
             let t = player_targets(&values, z, config.td_lambda, config.gae_lambda);
             let i = plies.iter().position(|&p| p == s.ply).unwrap();
@@ -364,6 +376,35 @@ mod tests {
         let keep_all = LearnerConfig { keep_quantile: 0.0, ..config };
         let (all, selection) = select(&games, &keep_all, 2, 2);
         assert_eq!((selection.stale, all.len()), (0, decisions));
+    }
+
+    /// Against a fixed opponent only the network's seat gives samples, its
+    /// targets are over its own decisions, and each encodes the observation
+    /// at its own ply of the game.
+    #[test]
+    fn a_game_against_an_opponent_gives_only_the_networks_seat() {
+        let games = vec![against_opponent(6)];
+        let config = LearnerConfig { keep_quantile: 0.0, min_advantage: 0.0, ..LearnerConfig::default() };
+        let (samples, selection) = select(&games, &config, 0, 4);
+        let red = games[0].decisions.len();
+        assert!(red > 5 && red < games[0].record.moves.len());
+        assert_eq!((selection.decisions, samples.len()), (red, red));
+        let values: Vec<[f32; 3]> = games[0].decisions.iter().map(|d| d.value).collect();
+        let t = player_targets(&values, result_for(&games[0].outcome, Color::Red), config.td_lambda, config.gae_lambda);
+        for (i, s) in samples.iter().enumerate() {
+            assert_eq!(s.ply, games[0].decisions[i].ply);
+            assert_eq!(s.ply % 2, 0, "Red moves at even plies");
+            assert_eq!((s.value_target, s.advantage), (t.value[i], t.advantage[i]));
+        }
+        let batch = encode(&games, &samples, Layout::Compact).unwrap();
+        let size = Layout::Compact.size();
+        for (i, s) in samples.iter().enumerate() {
+            let state = state_at(&games[0], s.ply);
+            assert_eq!(batch.actions[i], games[0].decisions[i].action as i64);
+            assert!(batch.planes[i * size..(i + 1) * size] == observe(&state, Layout::Compact), "sample {i}");
+        }
+        // A sample at a ply the opponent played is refused, not mis-encoded.
+        assert!(matches!(encode(&games, &[sample(0, 1, 1)], Layout::Compact), Err(TrainError::Data(_))));
     }
 
     #[test]

@@ -38,7 +38,9 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
 use crate::config::{Setups, TrainConfig};
-use crate::diagnostics::{self, Iteration, Term, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS};
+use crate::diagnostics::{
+    self, Iteration, Term, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS, SELFPLAY_SCORE_PREFIX,
+};
 use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
@@ -100,12 +102,20 @@ pub(crate) fn start_selfplay(
     let s = &config.selfplay;
     let service = InferenceService::start(net, version, layout, device.clone(), s.max_inference_batch);
     let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
+    let registry = crate::evaluate::players();
+    let opponents = s
+        .opponents
+        .iter()
+        .map(|spec| registry.factory(spec).map_err(|e| TrainError::Config(format!("`selfplay.opponents`: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let actor_config = ActorConfig {
         rules,
         layout,
         actors: s.actors,
         games_per_actor: s.games_per_actor,
         temperature: s.temperature,
+        opponents,
+        opponent_share: s.opponent_share,
         seed,
     };
     let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
@@ -140,6 +150,25 @@ fn collect(
         got.push(game);
     }
     Ok(got)
+}
+
+/// `selfplay/score_vs_<opponent>` of each opponent that played in `games`:
+/// the network's mean score against it.
+fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(String, f64)> {
+    let mut sums = vec![(0.0f64, 0usize); opponents.len()];
+    for game in games {
+        if let Some(seat) = game.opponent {
+            let network = seat.color.opponent();
+            sums[seat.index].0 += crate::targets::result_index(&game.outcome, network) as f64 / 2.0;
+            sums[seat.index].1 += 1;
+        }
+    }
+    opponents
+        .iter()
+        .zip(sums)
+        .filter(|(_, (_, n))| *n > 0)
+        .map(|(name, (sum, n))| (format!("{SELFPLAY_SCORE_PREFIX}{name}"), sum / n as f64))
+        .collect()
 }
 
 /// Trains from `run` (fresh or resumed) until `run.iterations`.
@@ -182,6 +211,16 @@ pub fn train(
             let (net, seconds) = pretrain_run(config, &run, &mut metrics, &device, &plain, options.progress)?;
             let counters = Counters { seconds, ..Counters::default() };
             let (ema, optimizer) = (net.valid(), optimizer(l));
+            pretrained = Some(run.save(&counters, &meta(0), &net, &ema, &optimizer, config.checkpoint.keep)?);
+            (net, ema, optimizer, counters)
+        }
+        // A given first network (`run.init`, checked by the config): RL
+        // starts from its weights, with fresh optimizer moments and counters.
+        None if config.run.init.is_some() => {
+            let path = config.run.init.as_deref().expect("checked by the guard");
+            let (net, _) = stratego_model::load(path, Some(layout), Some(&rules), &device)?;
+            let (ema, optimizer) = (net.valid(), optimizer(l));
+            let counters = Counters::default();
             pretrained = Some(run.save(&counters, &meta(0), &net, &ema, &optimizer, config.checkpoint.keep)?);
             (net, ema, optimizer, counters)
         }
@@ -260,16 +299,21 @@ pub fn train(
             service.publish(counters.iteration, net.valid());
             it.games = collected.len();
             for game in &collected {
-                it.plies += game.plies() as u64;
+                it.plies += game.record.moves.len() as u64;
                 it.count_end(game.outcome.reason);
             }
             counters.plies += it.plies;
             counters.games += it.games as u64;
             counters.samples += it.samples as u64;
             counters.seconds = seconds_before + started.elapsed().as_secs_f64();
+            (it.run_seconds, it.run_plies) = (counters.seconds, counters.plies);
             it.seconds = tick.elapsed().as_secs_f64();
             it.waited = waited;
             let mut values: Vec<(&str, f64)> = diagnostics::values(&it);
+            let opponent_scores = opponent_scores(&collected, &s.opponents);
+            for (tag, score) in &opponent_scores {
+                values.push((tag, *score));
+            }
 
             // 5. Checkpoint and evaluation.
             let step = counters.iteration;
@@ -383,7 +427,16 @@ mod tests {
         let net = StrategoNet::new(&stratego_model::ModelConfig::preset("tiny").unwrap(), layout, &device);
         let service = InferenceService::start(net, 0, layout, device, 256);
         let rules = Ruleset { max_plies: 30, ..Ruleset::classic() };
-        let config = ActorConfig { rules, layout, actors: 1, games_per_actor: 2, temperature: 1.0, seed: 1 };
+        let config = ActorConfig {
+            rules,
+            layout,
+            actors: 1,
+            games_per_actor: 2,
+            temperature: 1.0,
+            opponents: Vec::new(),
+            opponent_share: 0.0,
+            seed: 1,
+        };
         let (sender, games) = bounded(64);
         let poisoned = || -> Box<dyn SetupSource> { Box::new(Poisoned(std::sync::atomic::AtomicUsize::new(2))) };
         let actors = spawn_actors(&config, service.client(), sender, &poisoned).unwrap();

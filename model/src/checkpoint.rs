@@ -141,7 +141,7 @@ fn check_layout_id(path: &Path, layout: Layout, stored: Option<&str>) -> Result<
         return Err(error(
             path,
             format!(
-                "layout {id}{assumed} does not match this engine's {current}: its network was trained on                  other planes (retrain, or use an engine with that layout)"
+                "layout {id}{assumed} does not match this engine's {current}: its network was trained on other planes (retrain, or use an engine with that layout)"
             ),
         ));
     }

@@ -1,24 +1,32 @@
 //! Actor threads: each owns a slice of batched games (a `VecEnv`), asks the
-//! inference service for the current policy, samples both seats' moves from
-//! it and sends every finished game to the learner.
+//! inference service for the current policy, samples the network's moves
+//! from it and sends every finished game to the learner.
+//!
+//! A game is self-play (the network in both seats) or, in a configured
+//! share, the network against a fixed player (`opponents`: baselines or past
+//! networks) that takes one seat, drawn per game: those games end more often
+//! in a result the value and advantages can learn from, and only the
+//! network's seat gives decisions.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Sender, TrySendError};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
 use stratego_engine::{ActionId, Color, FinishedGame, Layout, Ruleset, SetupSource, VecEnv, NUM_ACTIONS};
 use stratego_model::choose_action;
+use stratego_players::view::PublicPly;
+use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
 
 use crate::service::PolicyClient;
-use crate::trajectory::{Decision, GameTrajectory};
+use crate::trajectory::{Decision, GameTrajectory, OpponentSeat};
 use crate::SelfPlayError;
 
 /// How the actors play.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ActorConfig {
     pub rules: Ruleset,
     pub layout: Layout,
@@ -27,6 +35,11 @@ pub struct ActorConfig {
     pub games_per_actor: usize,
     /// Sampling temperature of the behaviour policy (1 = the policy itself).
     pub temperature: f32,
+    /// Fixed players the network meets ...
+    pub opponents: Vec<Arc<dyn PlayerFactory>>,
+    /// ... in this share of the games (drawn per game, the opponent and its
+    /// seat uniformly).
+    pub opponent_share: f64,
     /// Seeds every actor's games and sampling ([`actor_seeds`]); a resumed
     /// run passes a new one (the learner's `selfplay_seed` of the run seed
     /// and the iteration it starts at), so it never replays the same games.
@@ -39,6 +52,29 @@ pub struct ActorConfig {
 /// actor, game or iteration shares another's seed.
 pub fn actor_seeds(seed: u64, actor: usize) -> (u64, u64) {
     (stream_seed(seed, "actor-games", actor as u64), stream_seed(seed, "actor-moves", actor as u64))
+}
+
+/// The seed of actor `actor`'s opponent draws and the opponents' own moves.
+fn opponent_seed(seed: u64, actor: usize) -> u64 {
+    stream_seed(seed, "actor-opponents", actor as u64)
+}
+
+/// A fixed player in one seat of one game, with the public history it sees.
+struct Seated {
+    seat: OpponentSeat,
+    player: Box<dyn Player>,
+    history: Vec<PublicPly>,
+}
+
+/// Who plays the game starting in a slot: the network alone, or against a
+/// fixed opponent in a seat, drawn with `rng`.
+fn draw_opponent(config: &ActorConfig, rng: &mut AgentRng) -> Option<Seated> {
+    if config.opponents.is_empty() || rng.random::<f64>() >= config.opponent_share {
+        return None;
+    }
+    let index = rng.random_range(0..config.opponents.len());
+    let color = if rng.random::<bool>() { Color::Red } else { Color::Blue };
+    Some(Seated { seat: OpponentSeat { index, color }, player: config.opponents[index].make(), history: Vec::new() })
 }
 
 /// The panic payload's message (`panic!` with a literal or a format).
@@ -100,12 +136,13 @@ pub fn spawn_actors(
     let mut threads = Vec::new();
     for actor in 0..config.actors {
         let (games_seed, moves_seed) = actor_seeds(config.seed, actor);
+        let opponents_seed = opponent_seed(config.seed, actor);
         let env = VecEnv::with_setups(config.rules, config.games_per_actor, games_seed, setups())?;
         let (config, policy, games, stop, plies) =
             (config.clone(), policy.clone(), games.clone(), stop.clone(), plies.clone());
         let thread = std::thread::Builder::new()
             .name(format!("actor-{actor}"))
-            .spawn(move || run_actor(env, moves_seed, &config, &policy, &games, &stop, &plies))
+            .spawn(move || run_actor(env, moves_seed, opponents_seed, &config, &policy, &games, &stop, &plies))
             .expect("the OS can start a thread");
         threads.push(thread);
     }
@@ -115,6 +152,7 @@ pub fn spawn_actors(
 fn run_actor(
     mut env: VecEnv,
     moves_seed: u64,
+    opponents_seed: u64,
     config: &ActorConfig,
     policy: &PolicyClient,
     games: &Sender<GameTrajectory>,
@@ -123,19 +161,37 @@ fn run_actor(
 ) -> Result<(), SelfPlayError> {
     let n = env.batch_size();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(moves_seed);
+    let mut opponent_rng = AgentRng::seed_from_u64(opponents_seed);
     let mut planes = vec![0.0f32; n * config.layout.size()];
     let mut legal = vec![false; n * NUM_ACTIONS];
     let mut players = vec![0u8; n];
     let mut actions: Vec<ActionId> = vec![0; n];
     let mut finished: Vec<FinishedGame> = Vec::new();
     let mut decisions: Vec<Vec<Decision>> = vec![Vec::new(); n];
+    let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &mut opponent_rng)).collect();
     while !stop.load(Ordering::Relaxed) {
         env.observe(config.layout, &mut planes)?;
         env.legal_mask(&mut legal)?;
         env.current_players(&mut players)?;
+        // The network answers for every slot (one batch), also where the
+        // opponent moves: simpler than a ragged batch, and the opponents'
+        // share of the batch is at most half of `opponent_share`.
         let reply = policy.evaluate(planes.clone(), legal.clone())?;
         let inference = &reply.inference;
         for g in 0..n {
+            let mover = if players[g] == 0 { Color::Red } else { Color::Blue };
+            if let Some(s) = seated[g].as_mut().filter(|s| s.seat.color == mover) {
+                let state = env.state(g).expect("every slot holds a game");
+                let mv = s
+                    .player
+                    .choose_move(&InfoView::new(state, &s.history), &mut opponent_rng)
+                    .map_err(|e| SelfPlayError::Opponent { name: s.player.name(), why: e.to_string() })?;
+                actions[g] = mv.to_action(mover).ok_or_else(|| SelfPlayError::Opponent {
+                    name: s.player.name(),
+                    why: format!("{mv} is not a move on the board"),
+                })?;
+                continue;
+            }
             let probs = inference.policy_of(g);
             let action = choose_action(probs, config.temperature, &mut rng)
                 .expect("every live game has a legal action with positive probability");
@@ -145,7 +201,8 @@ fn run_actor(
             let behaviour = legal_ids.iter().map(|&a| probs[a as usize]).collect();
             let outcome = &inference.outcome[g * 3..g * 3 + 3];
             decisions[g].push(Decision {
-                player: if players[g] == 0 { Color::Red } else { Color::Blue },
+                ply: env.state(g).expect("every slot holds a game").ply() as usize,
+                player: mover,
                 version: reply.version,
                 action,
                 legal: legal_ids,
@@ -155,12 +212,16 @@ fn run_actor(
         }
         env.step(&actions, &mut finished)?;
         plies.fetch_add(n as u64, Ordering::Relaxed);
+        let mut ended = vec![false; n];
         for game in finished.drain(..) {
+            ended[game.env] = true;
             let trajectory = GameTrajectory {
                 record: game.record,
                 outcome: game.outcome,
                 decisions: std::mem::take(&mut decisions[game.env]),
+                opponent: seated[game.env].as_ref().map(|s| s.seat),
             };
+            seated[game.env] = draw_opponent(config, &mut opponent_rng);
             // Blocks while the learner is behind (back-pressure), but wakes
             // up to notice a stop request.
             let mut pending = trajectory;
@@ -178,6 +239,13 @@ fn run_actor(
                 }
             }
         }
+        // The opponents see every ply of the game going on in their slot.
+        for g in (0..n).filter(|&g| !ended[g]) {
+            if let Some(s) = seated[g].as_mut() {
+                let last = env.state(g).and_then(|state| state.history().last()).expect("a ply was just played");
+                s.history.push(PublicPly::of(last));
+            }
+        }
     }
     Ok(())
 }
@@ -188,7 +256,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use crossbeam_channel::{bounded, Receiver};
-    use stratego_engine::{PieceSet, RandomSetups, Setup, State};
+    use stratego_engine::{Move, PieceSet, RandomSetups, Setup, State};
 
     use super::*;
     use crate::InferenceService;
@@ -201,6 +269,8 @@ mod tests {
             actors,
             games_per_actor,
             temperature: 1.0,
+            opponents: Vec::new(),
+            opponent_share: 0.0,
             seed,
         }
     }
@@ -256,6 +326,73 @@ mod tests {
             }
             assert_eq!(state.outcome(), Some(game.outcome));
         }
+    }
+
+    /// Plays the first of its legal moves.
+    struct First;
+
+    impl Player for First {
+        fn name(&self) -> String {
+            "first".into()
+        }
+        fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+            Setup::random(set, rng)
+        }
+        fn choose_move(
+            &mut self,
+            view: &InfoView<'_>,
+            _: &mut AgentRng,
+        ) -> Result<Move, stratego_players::PlayerError> {
+            Ok(view.legal_moves[0])
+        }
+    }
+
+    struct FirstFactory;
+
+    impl PlayerFactory for FirstFactory {
+        fn name(&self) -> String {
+            "first".into()
+        }
+        fn make(&self) -> Box<dyn Player> {
+            Box::new(First)
+        }
+    }
+
+    /// Against a fixed opponent in every game: its seat is drawn per game,
+    /// its moves are its own, and only the network's seat is recorded, each
+    /// decision at its ply.
+    #[test]
+    fn against_an_opponent_only_the_networks_seat_is_recorded() {
+        let service = service();
+        let (sender, games) = bounded(16);
+        let config = ActorConfig { opponents: vec![Arc::new(FirstFactory)], opponent_share: 1.0, ..config(1, 4, 9) };
+        let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
+        let got = receive(&games, 12);
+        drop(games);
+        actors.stop().unwrap();
+        service.shutdown();
+        let mut seats = std::collections::HashSet::new();
+        for game in &got {
+            let seat = game.opponent.expect("every game has an opponent");
+            assert_eq!(seat.index, 0);
+            seats.insert(seat.color);
+            let record = &game.record;
+            let mut state = State::from_setups(record.rules, &record.red, &record.blue).unwrap();
+            let mut decisions = game.decisions.iter().peekable();
+            for (ply, &mv) in record.moves.iter().enumerate() {
+                if state.to_move() == seat.color {
+                    assert_eq!(mv, state.legal_moves()[0], "the opponent's own move at ply {ply}");
+                } else {
+                    let d = decisions.next().expect("a decision for each of the network's plies");
+                    assert_eq!((d.ply, d.player), (ply, state.to_move()));
+                    assert_eq!(Some(d.action), mv.to_action(state.to_move()));
+                    assert_eq!(game.decision_at(ply), Some(d));
+                }
+                state.apply_move(mv).unwrap();
+            }
+            assert!(decisions.next().is_none());
+        }
+        assert_eq!(seats.len(), 2, "the opponent sat in both seats");
     }
 
     /// The setups follow the seed exactly. (The moves do too, given the

@@ -20,7 +20,7 @@ mod trajectory;
 
 pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors};
 pub use service::{InferenceService, PolicyClient, PolicyReply};
-pub use trajectory::{Decision, GameTrajectory};
+pub use trajectory::{Decision, GameTrajectory, OpponentSeat};
 
 /// What stops self-play.
 #[derive(Debug, thiserror::Error)]
@@ -29,6 +29,10 @@ pub enum SelfPlayError {
     Engine(#[from] stratego_engine::Error),
     #[error("network: {0}")]
     Model(#[from] stratego_model::ModelError),
+    /// A fixed opponent could not move (its own error, or a move that is
+    /// not on the board).
+    #[error("opponent {name}: {why}")]
+    Opponent { name: String, why: String },
     #[error("the inference service has stopped")]
     ServiceGone,
     /// An actor thread panicked; `message` is the panic's own.
