@@ -35,6 +35,17 @@ fn checkpoint_steps(run: &Path) -> Vec<u64> {
     steps
 }
 
+/// The last evaluation's score against random: its interval's lower end,
+/// the score, and the games it is over (checked to be at least 100).
+fn final_score_vs_random(its: &[&Value], config: &stratego_learner::TrainConfig) -> (f64, f64, u32) {
+    let last = its.last().expect("an iteration");
+    assert_eq!(last["step"].as_u64(), Some(config.run.iterations), "{last}");
+    let (low, score) = (last["eval/score_vs_random_low"].as_f64(), last["eval/score_vs_random"].as_f64());
+    let (Some(low), Some(score)) = (low, score) else { panic!("the last iteration evaluated against random: {last}") };
+    assert!(config.eval.games >= 100, "the play check needs at least 100 games, not {}", config.eval.games);
+    (low, score, config.eval.games)
+}
+
 /// Both tests train on every core: one at a time keeps each within its
 /// time (and CI's two cores).
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -104,17 +115,21 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
         .expect("python3 runs (pip install tensorboard)");
     assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));
 
-    // Learning: over the last iterations, the belief head's log-likelihood of
-    // the true hidden types beats the counting prior's on the same samples
-    // (measured before each gradient step, on games not yet trained on), and
-    // the value loss ends below where it started.
+    // Learning, on play: the final network beats random in the last
+    // evaluation (its games, with the lower end of the 95 % interval above
+    // an even score). `smoke_without_learning_does_not_beat_random` is the
+    // same check failing with the learning rates at 0.
+    let (low, score, games) = final_score_vs_random(&its, &config);
+    assert!(low > 0.5, "the smoke network scored {score:.3} (lower end {low:.3}) against random in {games} games");
+    // And on beliefs: over the last iterations, the belief head's
+    // log-likelihood of the true hidden types beats the counting prior's on
+    // the same samples (measured before each gradient step, on games not yet
+    // trained on).
     let mean =
         |tag: &str, lines: &[&Value]| lines.iter().map(|l| l[tag].as_f64().unwrap()).sum::<f64>() / lines.len() as f64;
     let last = &its[its.len() - 3..];
     let (belief, prior) = (mean("belief/log_likelihood", last), mean("belief/prior_log_likelihood", last));
     assert!(belief > prior, "belief head {belief:.4} vs counting prior {prior:.4}");
-    let (first_value, last_value) = (mean("loss/value", &its[..2]), mean("loss/value", last));
-    assert!(last_value < first_value, "value loss {first_value:.4} -> {last_value:.4}");
 
     // Resume: two more iterations continue from the last step.
     let o = stratego(&["train", "--resume", run_arg, "--iterations", &(n + 2).to_string()]);
@@ -137,17 +152,43 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The negative control of the smoke run's play check: the same config
+/// with every learning rate at 0 (the warm start's and the learner's)
+/// leaves the untrained network, which does not beat random. If it did, the
+/// check would not be measuring learning.
+#[test]
+fn smoke_without_learning_does_not_beat_random() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-no-learning");
+    let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
+    let mut config = stratego_learner::TrainConfig::parse(&smoke).unwrap();
+    config.pretrain.lr = 0.0;
+    config.learner.lr = stratego_learner::config::PowerSchedule { c: 0.0, k: 0.0, floor: 0.0, ceiling: 0.0 };
+    let path = dir.join("no-learning.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let run = dir.join("run");
+    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let lines = metrics(&run);
+    let (low, score, games) = final_score_vs_random(&iterations(&lines), &config);
+    assert!(low <= 0.5, "without learning the network scored {score:.3} (lower end {low:.3}) in {games} games");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("train-kill");
     let run = dir.join("run");
     let run_arg = run.to_str().unwrap();
-    // The smoke config with a checkpoint after every iteration.
+    // The smoke config with a checkpoint after every iteration, without its
+    // warm start (this test is about the RL loop's files).
     let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
     let config = dir.join("every-iteration.toml");
-    std::fs::write(&config, smoke.replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1")).unwrap();
-    assert_eq!(stratego_learner::TrainConfig::load(&config).unwrap().checkpoint.every, 1);
+    let text = smoke.replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1").replace("enabled = true", "enabled = false");
+    std::fs::write(&config, text).unwrap();
+    let parsed = stratego_learner::TrainConfig::load(&config).unwrap();
+    assert_eq!((parsed.checkpoint.every, parsed.pretrain.enabled), (1, false));
     let child = Command::new(env!("CARGO_BIN_EXE_stratego"))
         .args(["train", "--config", config.to_str().unwrap(), "--run", run_arg, "--iterations", "1000"])
         .stdout(Stdio::null())
@@ -193,5 +234,27 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
         .file_name()
         .to_string_lossy()
         .ends_with(".partial")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every network config the docs name parses and validates as it stands,
+/// and `run.init` refuses a network of another shape before anything runs.
+#[test]
+fn every_network_config_is_valid() {
+    let names = ["smoke", "cpu", "gpu", "distill-tiny", "distill-equal-time"];
+    for name in names {
+        let path = format!("configs/{name}.toml");
+        stratego_learner::TrainConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+    let dir = scratch("train-init");
+    let small = dir.join("small.safetensors");
+    let o = stratego(&["model", "init", "--preset", "small", "--out", small.to_str().unwrap()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let config = dir.join("init.toml");
+    std::fs::write(&config, format!("[run]\ninit = \"{}\"\n[model]\npreset = \"tiny\"\n", small.display())).unwrap();
+    let run = dir.join("run");
+    let o = stratego(&["train", "--config", config.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    assert_one_line_error(&o, "is a small network on the compact layout, the config trains tiny");
+    assert!(!run.exists(), "nothing is created for a refused init");
     std::fs::remove_dir_all(&dir).unwrap();
 }

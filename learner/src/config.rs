@@ -530,8 +530,9 @@ impl TrainConfig {
         if p.batch == 0 {
             return Err(invalid("pretrain.batch", "must be at least 1"));
         }
-        if !(p.lr.is_finite() && p.lr > 0.0) {
-            return Err(invalid("pretrain.lr", format!("{} must be a finite number > 0", p.lr)));
+        // 0 is allowed: the control run of a test that learning shows.
+        if !(p.lr.is_finite() && p.lr >= 0.0) {
+            return Err(invalid("pretrain.lr", format!("{} must be a finite number >= 0", p.lr)));
         }
         if !(0.0..1.0).contains(&p.holdout) {
             return Err(invalid("pretrain.holdout", format!("{} is not in [0, 1)", p.holdout)));
@@ -641,7 +642,7 @@ mod tests {
             ("[pretrain]\ngames = -3\n", "pretrain.games"),
             ("[pretrain]\nepochs = 0\n", "pretrain.epochs"),
             ("[pretrain]\nbatch = 0\n", "pretrain.batch"),
-            ("[pretrain]\nlr = 0.0\n", "pretrain.lr"),
+            ("[pretrain]\nlr = -1.0\n", "pretrain.lr"),
             ("[pretrain]\nholdout = 1.0\n", "pretrain.holdout"),
             ("[pretrain]\nopponents = [\"nobody\"]\n", "pretrain.opponents"),
             ("[pretrain]\nopponent_share = 0.5\n", "pretrain.opponent_share"),
