@@ -241,7 +241,7 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
 /// and `run.init` refuses a network of another shape before anything runs.
 #[test]
 fn every_network_config_is_valid() {
-    let names = ["smoke", "cpu", "gpu", "distill-tiny", "distill-equal-time"];
+    let names = ["smoke", "cpu", "cpu-full", "gpu", "distill-tiny", "distill-equal-time"];
     for name in names {
         let path = format!("configs/{name}.toml");
         stratego_learner::TrainConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -149,6 +149,12 @@ pub struct RunConfig {
     /// `pretrain.enabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
+    /// A wall-clock budget: the run stops (with a checkpoint) after the
+    /// first iteration that ends past this many minutes of the run's time
+    /// (`counters.seconds`, its warm start included), even before
+    /// `iterations`. For comparisons at equal wall time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_minutes: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -316,7 +322,7 @@ impl PretrainConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu, init: None }
+        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu, init: None, max_minutes: None }
     }
 }
 
@@ -491,6 +497,9 @@ impl TrainConfig {
         }
         let s = &self.selfplay;
         self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
+        if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0)) {
+            return Err(invalid("run.max_minutes", format!("{m} must be a finite number > 0")));
+        }
         if let Some(init) = &self.run.init {
             if self.pretrain.enabled {
                 return Err(invalid("run.init", "and `pretrain.enabled` both make the first network: choose one"));
@@ -646,6 +655,7 @@ mod tests {
             ("[pretrain]\nholdout = 1.0\n", "pretrain.holdout"),
             ("[pretrain]\nopponents = [\"nobody\"]\n", "pretrain.opponents"),
             ("[pretrain]\nopponent_share = 0.5\n", "pretrain.opponent_share"),
+            ("[run]\nmax_minutes = 0.0\n", "run.max_minutes"),
             ("[selfplay]\nopponents = [\"nobody\"]\n", "selfplay.opponents"),
             ("[selfplay]\nopponent_share = 0.5\n", "selfplay.opponent_share"),
             ("[selfplay]\nopponent_share = -0.1\nopponents = [\"greedy\"]\n", "selfplay.opponent_share"),

@@ -250,7 +250,9 @@ pub fn train(
     let started = Instant::now();
     let seconds_before = counters.seconds;
     let result = (|| -> Result<(), TrainError> {
-        while counters.iteration < config.run.iterations {
+        let budget = config.run.max_minutes.map(|m| m * 60.0);
+        let over_budget = |counters: &Counters| budget.is_some_and(|b| counters.seconds >= b);
+        while counters.iteration < config.run.iterations && !over_budget(&counters) {
             let t = counters.iteration;
             let tick = Instant::now();
 
@@ -317,7 +319,7 @@ pub fn train(
 
             // 5. Checkpoint and evaluation.
             let step = counters.iteration;
-            let last = step == config.run.iterations;
+            let last = step == config.run.iterations || over_budget(&counters);
             if step % config.checkpoint.every == 0 || last {
                 let dir = run.save(&counters, &meta(step), &net, &ema, &optimizer, config.checkpoint.keep)?;
                 last_checkpoint = Some(dir);
