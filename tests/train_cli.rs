@@ -23,8 +23,9 @@ fn metrics(run: &Path) -> Vec<Value> {
     text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))).collect()
 }
 
+/// The RL iterations' lines: not events, not the warm start's epochs.
 fn iterations(lines: &[Value]) -> Vec<&Value> {
-    lines.iter().filter(|l| l.get("event").is_none()).collect()
+    lines.iter().filter(|l| l.get("event").is_none() && l.get("pretrain/epoch").is_none()).collect()
 }
 
 fn checkpoint_steps(run: &Path) -> Vec<u64> {
