@@ -186,7 +186,9 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     // warm start (this test is about the RL loop's files).
     let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
     let config = dir.join("every-iteration.toml");
-    let text = smoke.replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1").replace("enabled = true", "enabled = false");
+    let text = smoke
+        .replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1")
+        .replace("enabled = true", "enabled = false");
     std::fs::write(&config, text).unwrap();
     let parsed = stratego_learner::TrainConfig::load(&config).unwrap();
     assert_eq!((parsed.checkpoint.every, parsed.pretrain.enabled), (1, false));

@@ -142,7 +142,7 @@ pub fn spawn_actors(
             (config.clone(), policy.clone(), games.clone(), stop.clone(), plies.clone());
         let thread = std::thread::Builder::new()
             .name(format!("actor-{actor}"))
-            .spawn(move || run_actor(env, moves_seed, opponents_seed, &config, &policy, &games, &stop, &plies))
+            .spawn(move || run_actor(env, (moves_seed, opponents_seed), &config, &policy, &games, &stop, &plies))
             .expect("the OS can start a thread");
         threads.push(thread);
     }
@@ -151,8 +151,7 @@ pub fn spawn_actors(
 
 fn run_actor(
     mut env: VecEnv,
-    moves_seed: u64,
-    opponents_seed: u64,
+    (moves_seed, opponents_seed): (u64, u64),
     config: &ActorConfig,
     policy: &PolicyClient,
     games: &Sender<GameTrajectory>,
@@ -193,8 +192,9 @@ fn run_actor(
                 continue;
             }
             let probs = inference.policy_of(g);
-            let action = choose_action(probs, config.temperature, &mut rng)
-                .expect("every live game has a legal action with positive probability");
+            // A diverged network (NaN or infinite weights) gives no legal
+            // action a positive probability: the run stops with that, not a panic.
+            let action = choose_action(probs, config.temperature, &mut rng).ok_or(SelfPlayError::NoLegalAction)?;
             actions[g] = action;
             let mask = &legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS];
             let legal_ids: Vec<ActionId> = (0..NUM_ACTIONS).filter(|&a| mask[a]).map(|a| a as ActionId).collect();

@@ -33,6 +33,10 @@ pub enum SelfPlayError {
     /// not on the board).
     #[error("opponent {name}: {why}")]
     Opponent { name: String, why: String },
+    /// The policy gave no legal action a positive probability: its
+    /// outputs are not a distribution (a diverged network).
+    #[error("the network gave no legal action a positive probability (non-finite outputs: has training diverged?)")]
+    NoLegalAction,
     #[error("the inference service has stopped")]
     ServiceGone,
     /// An actor thread panicked; `message` is the panic's own.
