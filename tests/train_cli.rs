@@ -87,6 +87,12 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     // One tag per quantity: the KL to the behaviour policy is `loss/behaviour_kl` only.
     assert!(its[0].get("policy/kl_behaviour").is_none(), "{}", its[0]);
     assert!(its.iter().any(|l| l["eval/score_vs_random"].as_f64().is_some()), "an evaluation ran");
+    // The fixed opponents of `selfplay.opponents` played, and their scores are logged.
+    for opponent in &config.selfplay.opponents {
+        let tag = format!("selfplay/score_vs_{opponent}");
+        let scores: Vec<f64> = its.iter().filter_map(|l| l[tag.as_str()].as_f64()).collect();
+        assert!(!scores.is_empty() && scores.iter().all(|s| (0.0..=1.0).contains(s)), "{tag}: {scores:?}");
+    }
     // Each evaluated score comes with its interval, and the evaluation's time apart.
     for l in its.iter().filter(|l| l["eval/score_vs_random"].is_f64()) {
         let (lo, score, hi) = (
@@ -237,6 +243,30 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
         .file_name()
         .to_string_lossy()
         .ends_with(".partial")));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run.max_minutes` ends a run at the first iteration past the budget,
+/// with that iteration's checkpoint, long before `run.iterations`.
+#[test]
+fn a_wall_clock_budget_stops_the_run_with_a_checkpoint() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-budget");
+    let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
+    config.pretrain.enabled = false;
+    config.eval.every = 0;
+    config.run.iterations = 1000;
+    config.run.max_minutes = Some(0.001);
+    let path = dir.join("budget.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let run = dir.join("run");
+    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    assert_eq!(checkpoint_steps(&run), vec![1]);
+    let lines = metrics(&run);
+    let its = iterations(&lines);
+    assert_eq!(its.len(), 1);
+    assert!(its[0]["run/seconds"].as_f64().unwrap() >= 0.06, "{}", its[0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,7 +1,9 @@
 //! The training loop, top to bottom:
 //!
-//! 1. actors play both seats with the current network (sampling its policy)
-//!    and stream finished games;
+//! 1. actors play the current network (sampling its policy) against itself,
+//!    or in `selfplay.opponent_share` of the games against a fixed player of
+//!    `selfplay.opponents` (only the network's seat is learned from), and
+//!    stream finished games;
 //! 2. per player, TD(lambda) value targets and GAE advantages; stale and
 //!    low-|advantage| decisions are dropped;
 //! 3. `epochs` passes of minibatch SGD (`step.rs`) on the objective
@@ -15,7 +17,9 @@
 //!    and an evaluation against the baseline players.
 //!
 //! With `[pretrain] enabled`, a run without a checkpoint first trains by
-//! imitation of a teacher (`distill.rs`) and saves that as checkpoint 0.
+//! imitation of a teacher (`distill.rs`) and saves that as checkpoint 0;
+//! with `run.init`, checkpoint 0 is the given network. `run.max_minutes`
+//! ends a run early at a wall-clock budget.
 //!
 //! Every generator is seeded by `stream_seed(run.seed, <stream>, <index>)`:
 //! the actors of a start at iteration t (stream `selfplay`), the minibatch
