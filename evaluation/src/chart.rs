@@ -105,6 +105,13 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
+/// The x range of `panels`' points, from 0 (or below) to their largest x.
+fn x_range<'a>(panels: impl IntoIterator<Item = &'a Panel>) -> (f64, f64) {
+    let xs = panels.into_iter().flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0)));
+    let (lo, hi) = xs.fold((0.0f64, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    (lo, if hi > lo { hi } else { lo + 1.0 })
+}
+
 /// An axis label: k and M for large numbers (plies), one decimal for
 /// small ones (minutes of a short run).
 fn axis_number(v: f64) -> String {
@@ -128,21 +135,13 @@ pub fn draw_curves(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
     if panels.is_empty() {
         return Err(fail("nothing has been logged yet".into()));
     }
-    let x_range = |panels: &mut dyn Iterator<Item = &&Panel>| {
-        let xs: Vec<f64> = panels.flat_map(|p| p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0))).collect();
-        let (lo, hi) = (
-            xs.iter().copied().fold(f64::INFINITY, f64::min).min(0.0),
-            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        );
-        (lo, if hi > lo { hi } else { lo + 1.0 })
-    };
-    let shared = x_range(&mut panels.iter().filter(|p| p.x_desc.is_none()));
+    let shared = x_range(panels.iter().copied().filter(|p| p.x_desc.is_none()));
     let root = BitMapBackend::new(path, (1000, 60 + 340 * panels.len() as u32)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
     let root = root.titled(title, ("sans-serif", 24)).map_err(|e| fail(e.to_string()))?;
     for (area, panel) in root.split_evenly((panels.len(), 1)).iter().zip(&panels) {
         let ((x_lo, x_hi), x_desc) = match &panel.x_desc {
-            Some(own) => (x_range(&mut std::iter::once(panel)), own.as_str()),
+            Some(own) => (x_range([*panel]), own.as_str()),
             None => (shared, x_desc),
         };
         let ys = || {

@@ -167,6 +167,7 @@ fn run_actor(
     let mut actions: Vec<ActionId> = vec![0; n];
     let mut finished: Vec<FinishedGame> = Vec::new();
     let mut decisions: Vec<Vec<Decision>> = vec![Vec::new(); n];
+    let mut ended = vec![false; n];
     let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &mut opponent_rng)).collect();
     while !stop.load(Ordering::Relaxed) {
         env.observe(config.layout, &mut planes)?;
@@ -212,7 +213,7 @@ fn run_actor(
         }
         env.step(&actions, &mut finished)?;
         plies.fetch_add(n as u64, Ordering::Relaxed);
-        let mut ended = vec![false; n];
+        ended.fill(false);
         for game in finished.drain(..) {
             ended[game.env] = true;
             let trajectory = GameTrajectory {
