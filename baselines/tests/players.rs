@@ -28,8 +28,11 @@ fn player(spec: &str) -> Box<dyn Player> {
 fn specs() -> Vec<String> {
     use rand::Rng;
     use stratego_baselines::ntuple::{layout, Layout, NTupleNet};
-    let path = std::env::temp_dir().join(format!("players-ntuple-{}.safetensors", std::process::id()));
-    if !path.exists() {
+    // Written once per test process: the tests run in parallel, and two
+    // saving the same file at once raced on its rename (a flaky CI failure).
+    static TABLES: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let path = TABLES.get_or_init(|| {
+        let path = std::env::temp_dir().join(format!("players-ntuple-{}.safetensors", std::process::id()));
         let mut net = NTupleNet::new(Layout::preset(layout::DEFAULT).unwrap(), Ruleset::classic(), false).unwrap();
         let mut rng = AgentRng::seed_from_u64(99);
         for k in 0..net.layout().tables() {
@@ -37,7 +40,8 @@ fn specs() -> Vec<String> {
         }
         net.material_tables_mut().iter_mut().for_each(|w| *w = rng.random_range(-0.1..0.1));
         net.save(&path, None).unwrap();
-    }
+        path
+    });
     let mut all: Vec<String> = SPECS.iter().map(|s| s.to_string()).collect();
     all.push(format!("ntuple:{}", path.display()));
     all.push(format!("expectimax:depth=2,nodes=300,leaf=ntuple:{},setup=handcrafted", path.display()));
