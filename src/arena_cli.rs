@@ -14,7 +14,7 @@ use stratego_evaluation::arena::{play_match, ArenaError, GameResult, MatchConfig
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
-use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary};
+use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use stratego_evaluation::stats::Sprt;
 use stratego_players::PlayerFactory;
 
@@ -25,7 +25,7 @@ use crate::{output, CliError, RulesArgs};
 #[derive(Args)]
 pub struct MatchArgs {
     /// Games per match (an even number: games are played in pairs with the seats swapped).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::count::<u32>(2, 10_000_000))]
     games: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -34,7 +34,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = "swap")]
     setups: String,
     /// Worker threads (default: every core). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::<usize>(1, 1_024))]
     threads: Option<usize>,
     /// Output directory (default under runs/); an existing one is refused.
     #[arg(long)]
@@ -48,11 +48,9 @@ pub struct MatchArgs {
 
 #[derive(Args)]
 pub struct ArenaArgs {
-    /// Player A: a player spec such as greedy, expectimax:depth=2 or net:CHECKPOINT (`stratego players` lists them).
-    #[arg(long)]
+    #[arg(long, help = players::spec_help("Player A"))]
     a: String,
-    /// Player B, as A.
-    #[arg(long)]
+    #[arg(long, help = players::spec_help("Player B"))]
     b: String,
     /// Stop as soon as an SPRT decides: `elo0,elo1,alpha,beta` (logistic Elo, GSPRT on pentanomial pairs).
     #[arg(long)]
@@ -79,7 +77,7 @@ pub enum RegisterCommand {
         #[arg(long, default_value = "runs/registrations")]
         out_root: PathBuf,
         /// Worker threads (default: every core). Results do not depend on it.
-        #[arg(long)]
+        #[arg(long, value_parser = crate::count::<usize>(1, 1_024))]
         threads: Option<usize>,
     },
 }
@@ -87,24 +85,33 @@ pub enum RegisterCommand {
 #[derive(Args)]
 pub struct BenchAgentsArgs {
     /// Games per arena throughput measurement.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::count::<u32>(2, 10_000_000))]
     games: u32,
     /// Positions searched for the expectimax figure.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 40, value_parser = crate::count::<usize>(1, 1_000_000))]
     positions: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
 
 impl MatchArgs {
-    fn config(&self, sprt: Option<Sprt>) -> Result<MatchConfig, CliError> {
+    /// The match's settings. With no ruleset switch given, a match of
+    /// players trained under one ruleset (`net:`, `ntuple:`) plays that
+    /// ruleset (the first such player's), so a trained player's match works
+    /// without restating its rules; otherwise docs/RULES.md's defaults.
+    fn config(&self, sprt: Option<Sprt>, players: &[&Arc<dyn PlayerFactory>]) -> Result<MatchConfig, CliError> {
         let setups: SetupMode = self.setups.parse()?;
         if self.games == 0 || self.games % 2 == 1 {
             return Err(
                 format!("--games must be even and positive (games are played in pairs), got {}", self.games).into()
             );
         }
-        Ok(MatchConfig { rules: self.rules.ruleset()?, games: self.games, seed: self.seed, setups, sprt })
+        let trained = players.iter().find_map(|p| p.trained_rules());
+        let rules = match trained {
+            Some(base) if !self.rules.given() => self.rules.over(base)?,
+            _ => self.rules.ruleset()?,
+        };
+        Ok(MatchConfig { rules, games: self.games, seed: self.seed, setups, sprt })
     }
 
     /// Runs `work` on a pool of `--threads` workers (or the global pool).
@@ -112,10 +119,20 @@ impl MatchArgs {
         with_threads(self.threads, work)
     }
 
+    /// The output directory, checked but not yet made: it is created (and
+    /// an old one replaced under `--overwrite`) only once the match has
+    /// been played, so a match that fails leaves nothing behind and loses
+    /// nothing already there.
     fn output_dir(&self, default_name: &str) -> Result<PathBuf, CliError> {
         let dir = self.out.clone().unwrap_or_else(|| Path::new("runs").join(default_name));
-        create_output_dir(&dir, self.overwrite)?;
+        if dir.exists() && !self.overwrite {
+            return Err(OutputError::Exists(dir).into());
+        }
         Ok(dir)
+    }
+
+    fn make_output_dir(&self, dir: &Path) -> Result<(), CliError> {
+        Ok(create_output_dir(dir, self.overwrite)?)
     }
 }
 
@@ -199,7 +216,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     let b = players::factory(&args.b)?;
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let settings = &args.settings;
-    let config = settings.config(sprt)?;
+    let config = settings.config(sprt, &[&a, &b])?;
     check_rules([&a, &b], &config)?;
     let dir = settings.output_dir(&format!(
         "arena-{}-vs-{}-seed{}-{}games",
@@ -213,6 +230,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
         settings.with_threads(|| play_match(a.as_ref(), b.as_ref(), &config, &|g| progress.game("A", g)))??;
     progress.bar.finish_and_clear();
     let summary = MatchSummary::of(&result);
+    settings.make_output_dir(&dir)?;
     let results = write_match(&dir, &result, &summary)?;
     writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
         .map_err(output)?;
@@ -232,7 +250,7 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let players: Vec<Arc<dyn PlayerFactory>> =
         args.specs.iter().map(|s| players::factory(s)).collect::<Result<_, _>>()?;
     let settings = &args.settings;
-    let config = settings.config(None)?;
+    let config = settings.config(None, &players.iter().collect::<Vec<_>>())?;
     check_rules(&players, &config)?;
     let names: Vec<String> = players.iter().map(|p| slug(&p.name())).collect();
     let dir = settings.output_dir(&format!("ladder-{}-seed{}-{}games", names.join("-"), config.seed, config.games))?;
@@ -241,6 +259,7 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let result = settings.with_threads(|| play_ladder(&players, &config, &|_, g| progress.game("pairing A", g)))??;
     progress.bar.finish_and_clear();
     let title = format!("Ladder: {} games per pairing, seed {}", config.games, config.seed);
+    settings.make_output_dir(&dir)?;
     let (json, png) = write_ladder(&dir, &result, &title)?;
     write!(out, "{}", result.to_text()).map_err(output)?;
     writeln!(out, "ratings: {}\nchart: {}\nmatches: {}/pairing-*/", json.display(), png.display(), dir.display())

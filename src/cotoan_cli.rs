@@ -41,7 +41,7 @@ pub enum CotoanCommand {
     /// Print the RQ1-RQ3 diagnostics of docs/COTOAN.md.
     Diagnose {
         /// Synthetic fixtures added to the hand-built ones for the RQ2 counts.
-        #[arg(long, default_value_t = 60)]
+        #[arg(long, default_value_t = 60, value_parser = crate::count::<usize>(1, 100_000))]
         fixtures: usize,
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -57,13 +57,13 @@ pub enum CotoanCommand {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Random games per settings.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, value_parser = crate::count::<usize>(1, 1_000_000))]
         games: usize,
         /// Plies per random game at most.
-        #[arg(long, default_value_t = 30)]
+        #[arg(long, default_value_t = 30, value_parser = crate::count::<u32>(1, 100_000))]
         plies: u32,
         /// Synthetic states per settings.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_parser = crate::count::<usize>(0, 100_000))]
         synthetic: usize,
     },
 }

@@ -23,10 +23,10 @@ pub struct DistillArgs {
     #[arg(long)]
     teacher: Option<String>,
     /// Teacher games (overrides pretrain.games).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::<usize>(1, 10_000_000))]
     games: Option<usize>,
     /// Passes over the decisions (overrides pretrain.epochs).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::<usize>(1, 1_000))]
     epochs: Option<usize>,
     /// cpu, flex, ndarray or wgpu (overrides the config's run.device).
     #[arg(long)]

@@ -125,10 +125,10 @@ enum BenchCommand {
     /// Random playouts: plies per second on one core with the full rules (best and median of the rounds), the cost of each move rule, and all cores together.
     Engine {
         /// Plies per measurement.
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 1_000_000, value_parser = crate::count::<u64>(1, 10_000_000_000))]
         plies: u64,
         /// Measurements per variant; the best and the median are printed.
-        #[arg(long, default_value_t = 9)]
+        #[arg(long, default_value_t = 9, value_parser = crate::count::<usize>(1, 1_000))]
         rounds: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -138,10 +138,10 @@ enum BenchCommand {
         /// cpu, flex, ndarray or wgpu.
         #[arg(long, default_value = "cpu")]
         device: String,
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, default_value_t = 64, value_parser = crate::count::<usize>(1, 65_536))]
         batch: usize,
         /// Timed repetitions (after one warm-up); the median is printed.
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 5, value_parser = crate::count::<usize>(1, 10_000))]
         iterations: usize,
     },
     /// Training pipeline: self-play plies per second and learner samples per second, measured apart.
@@ -149,13 +149,13 @@ enum BenchCommand {
     /// Observations per second per core for each layout, and VecEnv step+observe.
     Obs {
         /// Observations per layout measurement.
-        #[arg(long, default_value_t = 200_000)]
+        #[arg(long, default_value_t = 200_000, value_parser = crate::count::<usize>(1, 1_000_000_000))]
         observations: usize,
         /// Games in the VecEnv batch.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, default_value_t = 256, value_parser = crate::count::<usize>(1, 65_536))]
         batch: usize,
         /// VecEnv steps per measurement.
-        #[arg(long, default_value_t = 40)]
+        #[arg(long, default_value_t = 40, value_parser = crate::count::<usize>(1, 1_000_000))]
         steps: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -168,65 +168,85 @@ enum PiecesArg {
     Barrage,
 }
 
-impl PiecesArg {
-    const fn of(set: PieceSet) -> PiecesArg {
-        match set {
-            PieceSet::Classic => PiecesArg::Classic,
-            PieceSet::Barrage => PiecesArg::Barrage,
-        }
-    }
-}
-
 #[derive(Copy, Clone, ValueEnum)]
 enum Switch {
     On,
     Off,
 }
 
-impl Switch {
-    const fn of(on: bool) -> Switch {
-        if on {
-            Switch::On
-        } else {
-            Switch::Off
-        }
-    }
-}
-
 /// The default of every switch below: docs/RULES.md's, written once in the engine.
 const DEFAULT_RULES: Ruleset = Ruleset::classic();
 
-/// The ruleset switches, defaulting to docs/RULES.md's defaults (`Ruleset::classic()`).
+/// The ruleset switches. A switch not given takes its value from the base
+/// ruleset: docs/RULES.md's defaults (`Ruleset::classic()`), or for a match
+/// of players trained under one ruleset (`net:`, `ntuple:`), that one.
 #[derive(Args)]
 struct RulesArgs {
-    #[arg(long, value_enum, default_value_t = PiecesArg::of(DEFAULT_RULES.piece_set))]
-    pieces: PiecesArg,
-    /// Two-square limit (0 disables the rule; 5 is ISF article 10.1).
-    #[arg(long, default_value_t = DEFAULT_RULES.two_square_limit)]
-    two_square: u8,
-    /// The more-squares (continuous chasing) rule.
-    #[arg(long, value_enum, default_value_t = Switch::of(DEFAULT_RULES.chase_rule))]
-    chase: Switch,
-    #[arg(long, default_value_t = DEFAULT_RULES.max_plies)]
-    max_plies: u32,
-    #[arg(long, default_value_t = DEFAULT_RULES.max_battleless_plies)]
-    max_battleless: u32,
+    #[arg(long, value_enum, help = rules_help("Piece set", DEFAULT_RULES.piece_set.name()))]
+    pieces: Option<PiecesArg>,
+    #[arg(long, help = rules_help("Two-square limit (0 disables the rule; 5 is ISF article 10.1)", DEFAULT_RULES.two_square_limit))]
+    two_square: Option<u8>,
+    #[arg(long, value_enum, help = rules_help("The more-squares (continuous chasing) rule", if DEFAULT_RULES.chase_rule { "on" } else { "off" }))]
+    chase: Option<Switch>,
+    #[arg(long, help = rules_help("Ply cap", DEFAULT_RULES.max_plies))]
+    max_plies: Option<u32>,
+    #[arg(long, help = rules_help("Cap on plies without a battle", DEFAULT_RULES.max_battleless_plies))]
+    max_battleless: Option<u32>,
+}
+
+/// A ruleset switch's help, with its default from the engine's one table.
+fn rules_help(what: &str, default: impl std::fmt::Display) -> String {
+    format!("{what} [default: {default}; in a match of trained players, their ruleset's]")
 }
 
 impl RulesArgs {
+    /// The switches over docs/RULES.md's defaults.
     fn ruleset(&self) -> Result<Ruleset, CliError> {
+        self.over(DEFAULT_RULES)
+    }
+
+    /// Whether any switch was given.
+    fn given(&self) -> bool {
+        self.pieces.is_some()
+            || self.two_square.is_some()
+            || self.chase.is_some()
+            || self.max_plies.is_some()
+            || self.max_battleless.is_some()
+    }
+
+    /// The switches given, over `base`.
+    fn over(&self, base: Ruleset) -> Result<Ruleset, CliError> {
         let rules = Ruleset {
             piece_set: match self.pieces {
-                PiecesArg::Classic => PieceSet::Classic,
-                PiecesArg::Barrage => PieceSet::Barrage,
+                Some(PiecesArg::Classic) => PieceSet::Classic,
+                Some(PiecesArg::Barrage) => PieceSet::Barrage,
+                None => base.piece_set,
             },
-            two_square_limit: self.two_square,
-            chase_rule: matches!(self.chase, Switch::On),
-            max_plies: self.max_plies,
-            max_battleless_plies: self.max_battleless,
+            two_square_limit: self.two_square.unwrap_or(base.two_square_limit),
+            chase_rule: self.chase.map_or(base.chase_rule, |c| matches!(c, Switch::On)),
+            max_plies: self.max_plies.unwrap_or(base.max_plies),
+            max_battleless_plies: self.max_battleless.unwrap_or(base.max_battleless_plies),
         };
         rules.validate()?;
         Ok(rules)
+    }
+}
+
+/// A count flag's parser, `lo..=hi`: zero or an absurd size is a usage
+/// error naming the flag, not a panic, a NaN or an hour-long run.
+pub(crate) fn count<T>(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+    <T as TryFrom<u64>>::Error: std::error::Error + Send + Sync + 'static,
+{
+    clap::builder::RangedU64ValueParser::<T>::new().range(lo..=hi)
+}
+
+/// A duration flag in seconds: a finite number in (0, one day].
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!("`{text}` is not a number of seconds in (0, 86400]")),
     }
 }
 
@@ -246,18 +266,56 @@ pub(crate) fn output(e: io::Error) -> CliError {
     CliError::Output(e)
 }
 
+/// Writes one line to stderr. A stderr that cannot be written (a closed
+/// pipe, a full disk) must not turn an error into a panic: the exit status
+/// still says what happened.
+pub(crate) fn report(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "{line}");
+}
+
+/// Parses the command line. A usage error is one `error: ...` line and exit
+/// status 1 like every other error (README); `--help` and `--version` print
+/// as clap renders them.
+fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| {
+        use clap::error::ErrorKind;
+        match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                let _ = e.print();
+                if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::FAILURE
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
+            _ => {
+                let text = e.render().to_string();
+                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+                let first = first.strip_prefix("error: ").unwrap_or(first);
+                report(&format!("error: {first} (see --help)"));
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
     let mut out = io::stdout().lock();
     match run(cli.command, &mut out).and_then(|()| out.flush().map_err(output)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(CliError::Output(e)) => {
-            eprintln!("error: cannot write output: {e}");
+            report(&format!("error: cannot write output: {e}"));
             ExitCode::FAILURE
         }
         Err(CliError::Message(message)) => {
-            eprintln!("error: {}", message.lines().collect::<Vec<_>>().join("; "));
+            report(&format!("error: {}", message.lines().collect::<Vec<_>>().join("; ")));
             ExitCode::FAILURE
         }
     }

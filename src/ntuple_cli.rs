@@ -38,16 +38,16 @@ pub struct BenchNTupleArgs {
     #[arg(long)]
     tables: Option<PathBuf>,
     /// Mid-game positions from random playouts.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = crate::count::<usize>(1, 1_000_000))]
     positions: usize,
     /// Passes over the positions per round.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, default_value_t = 50, value_parser = crate::count::<usize>(1, 100_000))]
     repeat: usize,
     /// Rounds per figure (the best is printed).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::count::<usize>(1, 1_000))]
     rounds: usize,
     /// Self-play training games to time on one core (0: skip).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = crate::count::<u64>(0, 10_000_000))]
     train_games: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,

@@ -18,3 +18,9 @@ pub fn registry() -> Registry {
 pub fn factory(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     registry().factory(text)
 }
+
+/// A player flag's help, listing every registered kind (so a new kind
+/// shows up in every command's help without touching it).
+pub fn spec_help(what: &str) -> String {
+    format!("{what}: a player spec, one of {} (`stratego players` explains each)", registry().known())
+}

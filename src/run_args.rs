@@ -19,7 +19,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub resume: Option<PathBuf>,
     /// Stop after this many steps in this invocation (iterations for `train`, games for `ntuple train`), with a checkpoint; `--resume` continues.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::<u64>(1, 100_000_000))]
     pub stop_after: Option<u64>,
 }
 

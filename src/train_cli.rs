@@ -21,7 +21,7 @@ pub struct TrainArgs {
     #[arg(long)]
     device: Option<String>,
     /// Stop after this many iterations in total (overrides run.iterations).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::count::<u64>(1, 100_000_000))]
     iterations: Option<u64>,
 }
 
@@ -34,11 +34,15 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
     let (run, mut config, resume) = match args.start.start()? {
         Start::New { config: path, run } => {
             let config = TrainConfig::load(path)?;
+            // Everything is checked before the run directory exists: a start
+            // that fails leaves nothing that would block the same command.
+            stratego_model::device(args.device.as_deref().unwrap_or(config.run.device.name()))?;
             let root = run.map_or_else(|| default_run_dir(path), PathBuf::from);
             (RunDir::create(&root, &config)?, config, false)
         }
         Start::Resume(root) => {
             let (run, config) = RunDir::open(root)?;
+            stratego_model::device(args.device.as_deref().unwrap_or(config.run.device.name()))?;
             (run, config, true)
         }
     };
@@ -50,6 +54,18 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
         config.run.iterations = config.run.iterations.min(at.saturating_add(n));
     }
     writeln!(out, "run: {}", run.root().display()).map_err(output)?;
+    if resume {
+        let at = run.latest()?.map_or(0, |(iteration, _)| iteration);
+        if at >= config.run.iterations {
+            writeln!(
+                out,
+                "already at {at}/{} iterations; pass --iterations N (more than {at}) to train further",
+                config.run.iterations
+            )
+            .map_err(output)?;
+            return Ok(());
+        }
+    }
     let root = run.root().to_path_buf();
     let options = TrainOptions { device: args.device, progress: true };
     let summary = train(&config, run, resume, &options)?;
@@ -83,7 +99,7 @@ pub struct BenchTrainArgs {
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Seconds of self-play, then at most as many of learning.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, value_parser = crate::seconds)]
     seconds: f64,
 }
 

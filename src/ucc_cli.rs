@@ -18,15 +18,14 @@ use crate::{players, CliError};
 
 #[derive(Args)]
 pub struct UccBotArgs {
-    /// The player: a player spec (`stratego players` lists them).
-    #[arg(long)]
+    #[arg(long, help = crate::players::spec_help("The player"))]
     agent: String,
     /// The game record, written move by move (an existing file is refused).
     /// Default: runs/ucc/<unix seconds>-<process id>.txt.
     #[arg(long)]
     record: Option<PathBuf>,
     /// Time limit per decision in milliseconds (the referee's default limit is 2000).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::count::<u64>(1, 3_600_000))]
     move_time_ms: u64,
     /// Seed of the player's generator (default: from the clock, and written to the record).
     #[arg(long)]
@@ -57,7 +56,7 @@ pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
     let end =
         ucc::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, Duration::from_millis(args.move_time_ms))?;
     if end == UccEnd::Closed {
-        eprintln!("ucc-bot: the referee closed the input without QUIT");
+        crate::report("ucc-bot: the referee closed the input without QUIT");
     }
     Ok(())
 }

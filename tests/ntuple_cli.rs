@@ -138,7 +138,12 @@ fn ntuple_players_play_in_the_arena_and_bad_tables_are_errors() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("W/D/L (A): "), "{}", stdout(&o));
     // Tables trained for Barrage refuse a classic match.
-    assert_one_line_error(&arena(&spec, "greedy", "classic", "m2"), "trained for another ruleset");
+    assert_one_line_error(&arena(&spec, "greedy", "classic", "m2"), "but the match plays");
+    // With no ruleset switch, the match plays the rules the tables were trained for.
+    let o =
+        stratego(&["arena", "--a", &spec, "--b", "greedy", "--games", "2", "--out", dir.join("m5").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("pieces=barrage,two-square=3,chase=on,max-plies=200"), "{}", stdout(&o));
     assert_one_line_error(&arena("ntuple:/nonexistent/t.safetensors", "greedy", "barrage", "m3"), "cannot read");
     std::fs::write(dir.join("junk.safetensors"), b"junk").unwrap();
     let junk = format!("expectimax:leaf=ntuple:{}", dir.join("junk.safetensors").display());

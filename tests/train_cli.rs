@@ -156,6 +156,20 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     let o = stratego(&["train", "--config", bad.to_str().unwrap(), "--run", dir.join("bad").to_str().unwrap()]);
     assert_one_line_error(&o, "learner.ppo_clip");
     assert!(!dir.join("bad").exists(), "nothing is created for a bad config");
+    // A device this build lacks fails before the run directory exists.
+    if stratego_model::device("wgpu").is_err() {
+        let o = stratego(&[
+            "train",
+            "--config",
+            "configs/smoke.toml",
+            "--run",
+            dir.join("gpu").to_str().unwrap(),
+            "--device",
+            "wgpu",
+        ]);
+        assert_one_line_error(&o, "wgpu");
+        assert!(!dir.join("gpu").exists(), "nothing is created for a missing device");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -219,6 +233,9 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
         assert!(start.elapsed() < Duration::from_secs(600), "no checkpoint after 10 minutes");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // A second writer while the run goes is refused, naming the holder.
+    let second = stratego(&["train", "--resume", run_arg]);
+    assert_one_line_error(&second, &format!("in use by process {}", child.0.id()));
     std::thread::sleep(Duration::from_millis(700));
     child.0.kill().unwrap(); // SIGKILL
     child.0.wait().unwrap();
@@ -243,6 +260,38 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
         .file_name()
         .to_string_lossy()
         .ends_with(".partial")));
+
+    // A torn last line of metrics.jsonl (a kill in mid-write) is cut off
+    // at resume, and stderr says so; a corrupt newest checkpoint is skipped
+    // for the one before it.
+    let mut log = std::fs::OpenOptions::new().append(true).open(run.join("metrics.jsonl")).unwrap();
+    std::io::Write::write_all(&mut log, b"{\"step\":999,\"loss/to").unwrap();
+    drop(log);
+    let newest = run.join(format!("checkpoints/{target:08}/model.safetensors"));
+    let mut bytes = std::fs::read(&newest).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&newest, bytes).unwrap();
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(target + 1).to_string()]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("torn last line"), "{err}");
+    assert!(err.contains("skipped: model.safetensors does not match its checksum"), "{err}");
+    assert_eq!(*checkpoint_steps(&run).last().unwrap(), target + 1);
+    let lines = metrics(&run); // every line parses again
+    let resumed: Vec<&Value> = lines.iter().filter(|l| l["event"] == "resumed").collect();
+    assert_eq!(resumed.last().unwrap()["step"], target - 1, "resumed from the checkpoint before the corrupt one");
+
+    // A finished run says so and trains nothing.
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(target + 1).to_string()]);
+    assert!(o.status.success() && stdout(&o).contains("already at"), "{}\n{}", stdout(&o), stderr(&o));
+    // A config.toml cut short resolves to other values (the defaults): refused, naming the key.
+    let config_path = run.join("config.toml");
+    let full = std::fs::read_to_string(&config_path).unwrap();
+    let cut = &full[..full.find("[learner]").unwrap()];
+    std::fs::write(&config_path, cut).unwrap();
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(target + 2).to_string()]);
+    // Keys are compared in sorted order: the first one the cut removed.
+    assert_one_line_error(&o, "`checkpoint.every` differs");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -120,6 +120,10 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
     fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
         self.leaf.check_rules(rules)
     }
+
+    fn trained_rules(&self) -> Option<stratego_engine::Ruleset> {
+        self.leaf.trained_rules()
+    }
 }
 
 fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec, make: F) -> Arc<dyn PlayerFactory> {

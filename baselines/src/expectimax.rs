@@ -106,9 +106,17 @@ impl Leaf {
     pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
         match self {
             Leaf::Handwritten => Ok(()),
-            Leaf::NTuple { net, .. } => rules
-                .expect_same(net.rules())
-                .map_err(|e| format!("its leaf tables were trained for another ruleset: {e}")),
+            Leaf::NTuple { net, .. } => {
+                stratego_players::player::same_rules("its leaf tables were", net.rules(), rules)
+            }
+        }
+    }
+
+    /// The ruleset of a learned leaf.
+    pub fn trained_rules(&self) -> Option<stratego_engine::Ruleset> {
+        match self {
+            Leaf::Handwritten => None,
+            Leaf::NTuple { net, .. } => Some(*net.rules()),
         }
     }
 }

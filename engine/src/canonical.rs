@@ -97,6 +97,11 @@ pub trait CanonicalSettings: Clone + PartialEq + fmt::Debug {
     ) -> Result<(), SettingsError<Self>> {
         let (family, keys) = (Self::FAMILY, Self::KEYS);
         let noun = family.noun;
+        // A settings text is one line of printable characters; refusing the
+        // rest first keeps every message below on one line.
+        if let Some(c) = text.chars().find(|c| c.is_control()) {
+            return Err(SettingsError::Malformed(format!("{text:?} contains the control character {c:?}")));
+        }
         let (version, fields) = text
             .split_once(':')
             .ok_or_else(|| SettingsError::Malformed(format!("`{text}` has no `{}-vN:` prefix", family.name)))?;

@@ -17,7 +17,7 @@ pub enum SetupError {
     #[error("setup must have 40 letters (one per home square), found {0}")]
     WrongLength(usize),
     #[error(
-        "setup letter `{letter}` at position {index} is not a piece letter (SONELPJCGMFB, or `.` for an empty square)"
+        "setup letter {letter:?} at position {index} is not a piece letter (SONELPJCGMFB, or `.` for an empty square)"
     )]
     BadLetter { letter: char, index: usize },
     #[error("setup has {found} {kind}(s), the {set} army has {expected}")]

@@ -83,7 +83,7 @@ fn main() {
                 t.net().save(std::path::Path::new(p), None).unwrap();
             }
         }
-        Ok::<(), ()>(())
+        Ok::<(), String>(())
     })
     .unwrap();
 }

@@ -25,4 +25,5 @@ pub mod ladder;
 pub mod registration;
 pub mod report;
 pub mod stats;
+pub mod toml_line;
 pub mod ucc;

@@ -136,6 +136,9 @@ pub enum RegistrationError {
     Output(#[from] OutputError),
     #[error("cannot append to {path}: {why}")]
     Append { path: PathBuf, why: String },
+    /// Another `register run` of the same file is going.
+    #[error(transparent)]
+    Busy(#[from] stratego_runlog::RunLogError),
 }
 
 /// A registration, checked and ready to run.
@@ -157,7 +160,8 @@ pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, Registration
     let text = std::fs::read_to_string(path)
         .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
     let invalid = |why: String| RegistrationError::Invalid { path: path.to_path_buf(), why };
-    let registration: Registration = toml::from_str(&text).map_err(|e| invalid(e.to_string().trim().to_string()))?;
+    let registration: Registration =
+        toml::from_str(&text).map_err(|e| invalid(crate::toml_line::one_line(&text, e)))?;
     let a = players.factory(&registration.a)?;
     let b = players.factory(&registration.b)?;
     let rules: Ruleset = match &registration.rules {
@@ -255,13 +259,21 @@ pub fn run(
     let reg = &prepared.registration;
     let run = reg.results.len() as u32 + 1;
     let stem = prepared.path.file_stem().map_or("registration".into(), |s| s.to_string_lossy().into_owned());
-    let output = output_root.join(stem).join(format!("run-{run}"));
+    // One writer per registration: its output root is locked for the whole
+    // run, so a second `register run` of the same file is refused instead
+    // of both appending "run K".
+    let _lock = stratego_runlog::DirLock::acquire(&output_root.join(&stem), "`register run` of this registration")?;
+    let output = output_root.join(&stem).join(format!("run-{run}"));
+    if output.exists() {
+        return Err(RegistrationError::OutputExists(output, prepared.path.clone()));
+    }
+    let result = play_match(prepared.a.as_ref(), prepared.b.as_ref(), &prepared.config, on_game)?;
+    let summary = MatchSummary::of(&result);
+    // Made only now: a match that fails leaves no directory to block a rerun.
     create_output_dir(&output, false).map_err(|e| match e {
         OutputError::Exists(dir) => RegistrationError::OutputExists(dir, prepared.path.clone()),
         other => other.into(),
     })?;
-    let result = play_match(prepared.a.as_ref(), prepared.b.as_ref(), &prepared.config, on_game)?;
-    let summary = MatchSummary::of(&result);
     write_match(&output, &result, &summary)?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let logged = LoggedResult {
@@ -292,7 +304,10 @@ pub fn run(
     Ok(RunOutcome { summary, logged, output })
 }
 
-/// Appends one `[[results]]` table to the file, opened for appending only.
+/// Appends one `[[results]]` table to the file, atomically: the new text is
+/// written and synced beside it, then renamed over it, so a full disk or a
+/// kill leaves either the old file or the new one, never a torn table that
+/// would stop the file from parsing.
 fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationError> {
     #[derive(Serialize)]
     struct Log<'a> {
@@ -300,11 +315,23 @@ fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationE
     }
     let fail = |e: std::io::Error| RegistrationError::Append { path: path.to_path_buf(), why: e.to_string() };
     let table = toml::to_string(&Log { results: [logged] }).expect("a result serialises");
-    let ends_with_newline = std::fs::read(path).map_err(fail)?.last().is_none_or(|&b| b == b'\n');
-    let mut file = std::fs::OpenOptions::new().append(true).open(path).map_err(fail)?;
-    let separator = if ends_with_newline { "\n" } else { "\n\n" };
-    file.write_all(format!("{separator}{table}").as_bytes()).map_err(fail)?;
-    file.sync_all().map_err(fail)
+    let mut text = std::fs::read(path).map_err(fail)?;
+    let separator = if text.last().is_none_or(|&b| b == b'\n') { "\n" } else { "\n\n" };
+    text.extend_from_slice(format!("{separator}{table}").as_bytes());
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    let written = (|| {
+        let mut file = std::fs::File::create(&partial)?;
+        file.write_all(&text)?;
+        file.sync_all()?;
+        std::fs::rename(&partial, path)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(fail(e));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -92,7 +92,8 @@ pub enum UccError {
 }
 
 fn protocol(line: &str, why: impl Into<String>) -> UccError {
-    UccError::Protocol { line: line.to_string(), why: why.into() }
+    // Escaped, so that a line with control characters still reads as one.
+    UccError::Protocol { line: line.escape_debug().to_string(), why: why.into() }
 }
 
 /// What a battle or quiet move did, as the referee reports it.
@@ -518,7 +519,7 @@ pub fn play(
         for want in &expected {
             let row = read_or_end!(conv);
             if &row != want {
-                eprintln!("ucc-bot: board row `{row}` differs from our tracked `{want}`");
+                let _ = writeln!(std::io::stderr(), "ucc-bot: board row `{row}` differs from our tracked `{want}`");
             }
         }
         let state = tracker.state();

@@ -81,8 +81,11 @@ fn ntuple_players_play_legal_games_and_refuse_other_rules() {
     let classic = MatchConfig { rules: Ruleset::classic(), ..config };
     let err = play_match(a.as_ref(), b.as_ref(), &classic, &|_| {}).err().unwrap();
     assert!(matches!(err, ArenaError::Rules { .. }));
-    assert!(err.to_string().contains("trained for another ruleset"), "{err}");
+    // The message says which ruleset is the player's and which the match's.
+    let text = err.to_string();
+    assert!(text.contains("its tables were trained for") && text.contains("but the match plays"), "{text}");
+    assert!(text.contains(&Ruleset::classic().canonical()), "{text}");
     let greedy = factory("greedy").unwrap();
     let err = play_match(greedy.as_ref(), b.as_ref(), &classic, &|_| {}).err().unwrap();
-    assert!(err.to_string().contains("leaf tables were trained for another ruleset"), "{err}");
+    assert!(err.to_string().contains("its leaf tables were trained for"), "{err}");
 }

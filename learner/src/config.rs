@@ -389,27 +389,57 @@ impl Default for EvalConfig {
     }
 }
 
+/// The range every size key accepts, one table for all of them: below 1 a
+/// run cannot make progress, and past the upper bound it would not finish
+/// an iteration in any sensible time (or would exhaust memory) instead of
+/// failing at parse time. docs/TRAINING.md lists them (a drift test checks).
+pub const SIZE_BOUNDS: &[(&str, u64)] = &[
+    ("run.iterations", 100_000_000),
+    ("selfplay.actors", 256),
+    ("selfplay.games_per_actor", 65_536),
+    ("selfplay.max_inference_batch", 65_536),
+    ("selfplay.channel_capacity", 1_048_576),
+    ("learner.samples_per_iteration", 16_777_216),
+    ("learner.minibatch", 65_536),
+    ("learner.epochs", 1_000),
+    ("checkpoint.every", 100_000_000),
+    ("checkpoint.keep", 100_000),
+    ("pretrain.games", 10_000_000),
+    ("pretrain.epochs", 1_000),
+    ("pretrain.batch", 65_536),
+    ("eval.games", 1_000_000),
+];
+
+/// `run.max_minutes` at most a year.
+pub const MAX_MINUTES: f64 = 525_600.0;
+
+/// docs/TRAINING.md's table of [`SIZE_BOUNDS`].
+pub fn size_bounds_markdown() -> String {
+    let mut text = String::from("| key | accepted |\n|---|---|\n");
+    for (key, max) in SIZE_BOUNDS {
+        text.push_str(&format!("| `{key}` | 1 to {max} |\n"));
+    }
+    text
+}
+
+/// `value` within `key`'s bounds in [`SIZE_BOUNDS`].
+fn check_size(key: &str, value: u64) -> Result<(), TrainError> {
+    let max = SIZE_BOUNDS.iter().find(|(k, _)| *k == key).map(|&(_, m)| m).expect("every size key has a bound");
+    if (1..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(invalid(key, format!("{value} is not in 1..={max}")))
+    }
+}
+
 fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
     TrainError::Config(format!("`{key}`: {why}"))
 }
 
 /// A toml error on one line, naming the key: "`run.device`: unknown
 /// variant `tpu`, expected one of `cpu`, ... (line 2)".
-fn toml_error(text: &str, mut e: toml::de::Error) -> TrainError {
-    let line = e.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-    // Without its input, toml's error shows the key path instead of the
-    // source snippet ("<message>\nin `game.layout`").
-    e.set_input(None);
-    let shown = e.to_string();
-    let key = shown.lines().find_map(|l| l.strip_prefix("in `").and_then(|l| l.strip_suffix('`')));
-    let mut message = match key {
-        Some(key) => format!("`{key}`: {}", e.message()),
-        None => e.message().to_string(),
-    };
-    if let Some(line) = line {
-        message.push_str(&format!(" (line {line})"));
-    }
-    TrainError::Config(message)
+fn toml_error(text: &str, e: toml::de::Error) -> TrainError {
+    TrainError::Config(stratego_evaluation::toml_line::one_line(text, e))
 }
 
 impl TrainConfig {
@@ -438,18 +468,23 @@ impl TrainConfig {
     /// Checks the values the types do not (ranges, counts, the opponents);
     /// errors name the key.
     pub fn validate(&self) -> Result<(), TrainError> {
-        let positive =
-            |key: &str, value: usize| if value == 0 { Err(invalid(key, "must be at least 1")) } else { Ok(()) };
-        positive("run.iterations", self.run.iterations as usize)?;
-        positive("selfplay.actors", self.selfplay.actors)?;
-        positive("selfplay.games_per_actor", self.selfplay.games_per_actor)?;
-        positive("selfplay.max_inference_batch", self.selfplay.max_inference_batch)?;
-        positive("selfplay.channel_capacity", self.selfplay.channel_capacity)?;
-        positive("learner.samples_per_iteration", self.learner.samples_per_iteration)?;
-        positive("learner.minibatch", self.learner.minibatch)?;
-        positive("learner.epochs", self.learner.epochs)?;
-        positive("checkpoint.every", self.checkpoint.every as usize)?;
-        positive("checkpoint.keep", self.checkpoint.keep)?;
+        let size = |key: &str, value: u64| check_size(key, value);
+        size("run.iterations", self.run.iterations)?;
+        size("selfplay.actors", self.selfplay.actors as u64)?;
+        size("selfplay.games_per_actor", self.selfplay.games_per_actor as u64)?;
+        size("selfplay.max_inference_batch", self.selfplay.max_inference_batch as u64)?;
+        size("selfplay.channel_capacity", self.selfplay.channel_capacity as u64)?;
+        size("learner.samples_per_iteration", self.learner.samples_per_iteration as u64)?;
+        size("learner.minibatch", self.learner.minibatch as u64)?;
+        size("learner.epochs", self.learner.epochs as u64)?;
+        size("checkpoint.every", self.checkpoint.every)?;
+        size("checkpoint.keep", self.checkpoint.keep as u64)?;
+        size("pretrain.games", self.pretrain.games as u64)?;
+        size("pretrain.epochs", self.pretrain.epochs as u64)?;
+        size("pretrain.batch", self.pretrain.batch as u64)?;
+        if self.eval.every > 0 {
+            size("eval.games", self.eval.games as u64)?;
+        }
         let l = &self.learner;
         let unit = |key: &str, v: f32| {
             if (0.0..=1.0).contains(&v) {
@@ -497,8 +532,8 @@ impl TrainConfig {
         }
         let s = &self.selfplay;
         self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
-        if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0)) {
-            return Err(invalid("run.max_minutes", format!("{m} must be a finite number > 0")));
+        if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0 && *m <= MAX_MINUTES)) {
+            return Err(invalid("run.max_minutes", format!("{m} must be a number in (0, {MAX_MINUTES}]")));
         }
         if let Some(init) = &self.run.init {
             if self.pretrain.enabled {
@@ -533,12 +568,6 @@ impl TrainConfig {
             factory.check_rules(rules).map_err(|e| invalid(key, e))
         };
         player("pretrain.teacher", &p.teacher)?;
-        if p.epochs == 0 {
-            return Err(invalid("pretrain.epochs", "must be at least 1"));
-        }
-        if p.batch == 0 {
-            return Err(invalid("pretrain.batch", "must be at least 1"));
-        }
         // 0 is allowed: the control run of a test that learning shows.
         if !(p.lr.is_finite() && p.lr >= 0.0) {
             return Err(invalid("pretrain.lr", format!("{} must be a finite number >= 0", p.lr)));
@@ -577,6 +606,33 @@ impl TrainConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/TRAINING.md lists [`SIZE_BOUNDS`] as defined (`UPDATE_TRAINING_DOCS=1` rewrites it).
+    #[test]
+    fn docs_list_the_size_bounds() {
+        const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/TRAINING.md");
+        const BEGIN: &str = "<!-- BEGIN GENERATED SIZE BOUNDS (cargo test -p stratego-learner config) -->\n";
+        const END: &str = "<!-- END GENERATED SIZE BOUNDS -->";
+        let test = "cargo test -p stratego-learner config";
+        stratego_engine::generated_docs::check(DOC, BEGIN, END, &size_bounds_markdown(), "UPDATE_TRAINING_DOCS", test)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn sizes_past_their_bounds_are_refused_at_parse_time() {
+        for (text, key) in [
+            ("[learner]\nsamples_per_iteration = 4611686018427387904\n", "learner.samples_per_iteration"),
+            ("[selfplay]\ngames_per_actor = 100000\n", "selfplay.games_per_actor"),
+            ("[selfplay]\nactors = 0\n", "selfplay.actors"),
+            ("[run]\nmax_minutes = 1e9\n", "run.max_minutes"),
+        ] {
+            let err = TrainConfig::parse(text).unwrap_err().to_string();
+            assert!(err.contains(key) && !err.contains('\n'), "{text}: {err}");
+        }
+        for (key, _) in SIZE_BOUNDS {
+            assert!(check_size(key, 0).is_err() && check_size(key, 1).is_ok(), "{key}");
+        }
+    }
 
     #[test]
     fn defaults_are_the_reference_values_and_validate() {

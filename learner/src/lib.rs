@@ -50,4 +50,19 @@ pub enum TrainError {
     Log(#[from] stratego_runlog::RunLogError),
     #[error("training data: {0}")]
     Data(String),
+    /// A non-finite loss, gradient or value: the run stops and keeps its
+    /// last good checkpoint.
+    #[error("{0}")]
+    Diverged(String),
+}
+
+/// Says on stderr that a resumed log lost a torn last line (what a kill in
+/// mid-write leaves), so the repair is never silent.
+pub(crate) fn say_torn(metrics: &stratego_runlog::MetricsLog) {
+    if let Some(bytes) = metrics.torn() {
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("metrics.jsonl: cut off a torn last line ({bytes} bytes, left by an interrupted write)\n"),
+        );
+    }
 }

@@ -11,17 +11,24 @@
 //!     trainer.bpk               the raw weights with burn's parameter ids,
 //!     optimizer.bpk             which the optimizer state is keyed by
 //!     counters.json             iteration, plies, games, samples, seconds
+//!     config.toml               the run's resolved config when it was written
+//!     manifest.json             the SHA-256 of every file above
 //! ```
 //!
 //! A checkpoint is written into `00000040.partial/` and renamed when
 //! complete, so a kill at any instant leaves either the whole checkpoint or
-//! none; resuming takes the newest complete one and discards partial ones.
+//! none; resuming discards partial ones and takes the newest complete one
+//! whose files match their manifest (saying which it skipped, and why). A
+//! run directory is locked while a process writes in it, and resuming
+//! refuses a `config.toml` that differs from the checkpoint's, naming the
+//! first key that differs.
 
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
 use burn::store::{BurnpackStore, ModuleSnapshot};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_runlog::atomic_write;
 
@@ -44,6 +51,9 @@ pub struct Counters {
 /// the network's checkpoints under `checkpoints/`.
 pub struct RunDir {
     dir: stratego_runlog::RunDir,
+    /// The resolved config as `config.toml` gives it now: what every
+    /// checkpoint records and what resuming compares with.
+    resolved: String,
 }
 
 fn run_error(path: &Path, why: impl std::fmt::Display) -> TrainError {
@@ -58,16 +68,17 @@ impl RunDir {
     /// A new run directory holding `config`. An existing non-empty directory
     /// is refused: it may hold another run (use `--resume` to continue it).
     pub fn create(root: &Path, config: &TrainConfig) -> Result<RunDir, TrainError> {
-        let dir = stratego_runlog::RunDir::create(root, &config.to_toml()).map_err(dir_error)?;
+        let resolved = config.to_toml();
+        let dir = stratego_runlog::RunDir::create(root, &resolved).map_err(dir_error)?;
         std::fs::create_dir_all(root.join("checkpoints")).map_err(|e| run_error(root, e))?;
-        Ok(RunDir { dir })
+        Ok(RunDir { dir, resolved })
     }
 
     /// An existing run directory and the config it was started with.
     pub fn open(root: &Path) -> Result<(RunDir, TrainConfig), TrainError> {
         let dir = stratego_runlog::RunDir::open(root).map_err(dir_error)?;
         let config = TrainConfig::load(&dir.config_path())?;
-        Ok((RunDir { dir }, config))
+        Ok((RunDir { dir, resolved: config.to_toml() }, config))
     }
 
     pub fn root(&self) -> &Path {
@@ -137,6 +148,8 @@ impl RunDir {
             .map_err(|e| run_error(&partial, format!("cannot write optimizer.bpk: {e:?}")))?;
         let counters_json = serde_json::to_string_pretty(counters).expect("counters serialize");
         atomic_write(&partial.join("counters.json"), counters_json.as_bytes())?;
+        atomic_write(&partial.join(CHECKPOINT_CONFIG), self.resolved.as_bytes())?;
+        write_manifest(&partial)?;
         if done.exists() {
             std::fs::remove_dir_all(&done).map_err(|e| run_error(&done, e))?;
         }
@@ -146,6 +159,112 @@ impl RunDir {
             std::fs::remove_dir_all(old).map_err(|e| run_error(old, e))?;
         }
         Ok(done)
+    }
+}
+
+/// The files of a checkpoint the manifest covers.
+const CHECKPOINT_FILES: [&str; 6] =
+    ["model.safetensors", "ema.safetensors", "trainer.bpk", "optimizer.bpk", "counters.json", CHECKPOINT_CONFIG];
+const CHECKPOINT_CONFIG: &str = "config.toml";
+const MANIFEST: &str = "manifest.json";
+
+fn sha256_of(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `manifest.json`: each checkpoint file's SHA-256.
+fn write_manifest(dir: &Path) -> Result<(), TrainError> {
+    let mut files = serde_json::Map::new();
+    for name in CHECKPOINT_FILES {
+        files.insert(name.into(), sha256_of(&dir.join(name)).map_err(|e| run_error(dir, e))?.into());
+    }
+    let text = serde_json::to_string_pretty(&serde_json::json!({ "sha256": files })).expect("a manifest serialises");
+    atomic_write(&dir.join(MANIFEST), text.as_bytes())?;
+    Ok(())
+}
+
+/// Whether every file of a checkpoint matches its manifest; `Err` says
+/// which does not. A checkpoint from before manifests existed is accepted
+/// as it is (there is nothing to check it against).
+pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
+    let text = match std::fs::read_to_string(dir.join(MANIFEST)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.join(CHECKPOINT_CONFIG).exists() => return Ok(()),
+        Err(e) => return Err(format!("{MANIFEST}: {e}")),
+    };
+    let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
+    for name in CHECKPOINT_FILES {
+        let want = manifest["sha256"][name].as_str().ok_or_else(|| format!("{MANIFEST} does not list {name}"))?;
+        let have = sha256_of(&dir.join(name))?;
+        if have != want {
+            return Err(format!("{name} does not match its checksum (corrupted after it was written)"));
+        }
+    }
+    Ok(())
+}
+
+/// The first dotted key whose value differs between two TOML documents.
+fn first_difference(a: &toml::Table, b: &toml::Table, prefix: &str) -> Option<String> {
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter().find_map(|k| {
+        let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        match (a.get(k), b.get(k)) {
+            (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => first_difference(x, y, &key),
+            (x, y) if x == y => None,
+            _ => Some(key),
+        }
+    })
+}
+
+impl RunDir {
+    /// Refuses to resume from `checkpoint` when the run's `config.toml` no
+    /// longer resolves to the config the checkpoint was written under (a
+    /// truncated or edited file would otherwise change the run silently,
+    /// its missing keys taking the defaults).
+    pub fn check_config(&self, checkpoint: &Path) -> Result<(), TrainError> {
+        let Ok(then) = std::fs::read_to_string(checkpoint.join(CHECKPOINT_CONFIG)) else {
+            return Ok(()); // written before checkpoints recorded their config
+        };
+        if then == self.resolved {
+            return Ok(());
+        }
+        let parse = |t: &str| t.parse::<toml::Table>().unwrap_or_default();
+        let key = first_difference(&parse(&then), &parse(&self.resolved), "").unwrap_or_else(|| "?".into());
+        Err(TrainError::Config(format!(
+            "{} resolves to another config than checkpoint {} was written under: `{key}` differs (restore the \
+             file, or start a new run whose `run.init` is the checkpoint's model.safetensors)",
+            self.dir.config_path().display(),
+            checkpoint.display()
+        )))
+    }
+
+    /// The newest complete checkpoint that verifies, saying on stderr which
+    /// newer ones were skipped and why. `Err` when checkpoints exist but
+    /// none verifies: starting over silently would lose the run.
+    pub fn latest_verified(&self) -> Result<Option<(u64, PathBuf)>, TrainError> {
+        let all = self.checkpoint_dirs()?;
+        let mut skipped = Vec::new();
+        for (step, dir) in all.into_iter().rev() {
+            match verify_checkpoint(&dir) {
+                Ok(()) => return Ok(Some((step, dir))),
+                Err(why) => {
+                    let line = format!("{}: skipped: {why}", dir.display());
+                    let _ = std::io::Write::write_fmt(
+                        &mut std::io::stderr(),
+                        format_args!("{line}; trying an older one\n"),
+                    );
+                    skipped.push(line);
+                }
+            }
+        }
+        if skipped.is_empty() {
+            Ok(None)
+        } else {
+            Err(TrainError::Run(format!("no checkpoint verifies ({})", skipped.join("; "))))
+        }
     }
 }
 

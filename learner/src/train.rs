@@ -191,11 +191,15 @@ pub fn train(
 
     // The weights, their average, the optimizer and the counters: fresh, or
     // from the newest complete checkpoint.
-    let resumed_from = if resume { run.latest()? } else { None };
+    let resumed_from = if resume { run.latest_verified()? } else { None };
+    if let Some((_, dir)) = &resumed_from {
+        run.check_config(dir)?;
+    }
     if resume {
         run.discard_partial()?;
     }
     let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
+    crate::say_torn(&metrics);
     if resume {
         metrics.event(
             if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
@@ -296,6 +300,19 @@ pub fn train(
                 let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
                 for term in Term::ALL {
                     it.sums[term.index()] = sums[term.index()] as f64;
+                }
+                // A non-finite loss or gradient would poison the weights, the
+                // average and every later checkpoint: stop before any of them
+                // is written, and say so in the log too.
+                if let Some(term) = Term::ALL.into_iter().find(|t| !it.sums[t.index()].is_finite()) {
+                    let step = counters.iteration + 1;
+                    metrics.event("diverged", step)?;
+                    let kept = run.latest()?.map_or("none".to_string(), |(_, dir)| dir.display().to_string());
+                    return Err(TrainError::Diverged(format!(
+                        "training diverged at iteration {step}: the summed {term:?} is not finite; nothing of this \
+                         iteration was saved (last good checkpoint: {kept}); lower learner.lr or learner.grad_clip \
+                         and resume"
+                    )));
                 }
             }
 

@@ -148,6 +148,43 @@ fn check_layout_id(path: &Path, layout: Layout, stored: Option<&str>) -> Result<
     Ok(())
 }
 
+/// Checks the file's tensors before a network is built for them: exactly
+/// the tensors of its model config with their shapes (so a corrupted
+/// header cannot make the loader allocate a network the file does not
+/// hold), and no NaN or infinite weight (such a network gives no move a
+/// probability; a diverged run's file fails here, with its name, not at
+/// the first move of a match).
+fn check_tensors(path: &Path, meta: &CheckpointMeta) -> Result<(), ModelError> {
+    let bytes = std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))?;
+    let file = safetensors::SafeTensors::deserialize(&bytes)
+        .map_err(|e| error(path, format!("not a safetensors file (truncated or corrupted?): {e}")))?;
+    let expected = tensor_shapes(&meta.config, meta.layout.channels());
+    if file.len() != expected.len() {
+        return Err(error(path, format!("holds {} tensors, its model config has {}", file.len(), expected.len())));
+    }
+    for (name, shape) in &expected {
+        let tensor = file.tensor(name).map_err(|_| error(path, format!("tensor `{name}` is missing")))?;
+        if tensor.dtype() != safetensors::Dtype::F32 || tensor.shape() != shape.as_slice() {
+            return Err(error(
+                path,
+                format!(
+                    "tensor `{name}` is {:?} {:?}, its model config needs F32 {shape:?}",
+                    tensor.dtype(),
+                    tensor.shape()
+                ),
+            ));
+        }
+        let bad = tensor.data().chunks_exact(4).position(|b| !f32::from_le_bytes([b[0], b[1], b[2], b[3]]).is_finite());
+        if let Some(i) = bad {
+            return Err(error(
+                path,
+                format!("tensor `{name}` holds a non-finite weight at index {i} (a diverged run?)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Loads a checkpoint onto `device`, refusing one written for another
 /// observation layout or ruleset than the expected ones (when given).
 pub fn load(
@@ -163,6 +200,7 @@ pub fn load(
     if let Some(rules) = expected_rules {
         rules.expect_same(&meta.rules).map_err(|e| error(path, e.to_string()))?;
     }
+    check_tensors(path, &meta)?;
     let mut net = StrategoNet::new(&meta.config, meta.layout, device);
     let mut store = SafetensorsStore::from_file(path);
     let applied = net.load_from(&mut store).map_err(|e| error(path, format!("cannot load the weights: {e}")))?;

@@ -168,7 +168,11 @@ impl PlayerFactory for NetPlayerFactory {
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        self.network.rules.expect_same(rules).map_err(|e| format!("its network was trained for other rules ({e})"))
+        stratego_players::player::same_rules("its network was", &self.network.rules, rules)
+    }
+
+    fn trained_rules(&self) -> Option<Ruleset> {
+        Some(self.network.rules)
     }
 }
 

@@ -63,4 +63,27 @@ pub trait PlayerFactory: Send + Sync {
     fn check_rules(&self, _rules: &Ruleset) -> Result<(), String> {
         Ok(())
     }
+
+    /// The ruleset its players were trained under, for those that have one
+    /// (a network, n-tuple tables): a match whose command names no rules
+    /// plays theirs.
+    fn trained_rules(&self) -> Option<Ruleset> {
+        None
+    }
+}
+
+/// `check_rules` of a player trained under `own`: refused unless the match
+/// plays exactly `own`, with a message that says which ruleset is whose.
+pub fn same_rules(trained: &str, own: &Ruleset, match_rules: &Ruleset) -> Result<(), String> {
+    if own == match_rules {
+        return Ok(());
+    }
+    Err(format!(
+        "{trained} trained for {} (id {}), but the match plays {} (id {}); give the match the player's rules, or a \
+         player trained for the match's",
+        own.canonical(),
+        own.id(),
+        match_rules.canonical(),
+        match_rules.id()
+    ))
 }

@@ -44,6 +44,8 @@ pub enum SpecError {
     BadValue { key: String, value: String, why: String },
     #[error("`{player}:` needs {what}")]
     MissingPath { player: String, what: String },
+    #[error("player spec {spec:?} contains a control character")]
+    Control { spec: String },
     #[error("cannot load player `{spec}`: {why}")]
     Load { spec: String, why: String },
 }
@@ -131,6 +133,9 @@ impl FromStr for PlayerSpec {
         let text = text.trim();
         if text.is_empty() {
             return Err(SpecError::Empty { known: "a player name".into() });
+        }
+        if text.chars().any(char::is_control) {
+            return Err(SpecError::Control { spec: text.to_string() });
         }
         let (name, rest) = text.split_once(':').unwrap_or((text, ""));
         let mut spec = PlayerSpec::named(name.trim());

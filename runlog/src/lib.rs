@@ -10,11 +10,13 @@
 //! rewritten.
 
 mod files;
+mod lock;
 mod metrics;
 mod run_dir;
 mod tensorboard;
 
 pub use files::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, Checkpoint};
+pub use lock::{DirLock, LOCK_FILE};
 pub use metrics::{read_metrics, MetricsLog};
 pub use run_dir::{RunDir, CONFIG_FILE};
 pub use tensorboard::{read_scalars, Scalar, TensorBoard};
@@ -31,6 +33,9 @@ pub enum RunLogError {
     /// A directory that cannot start or resume a run (taken, or no run).
     #[error("{path}: {message}")]
     RunDir { path: String, message: String },
+    /// Another process writes in the directory.
+    #[error("{path} {message}")]
+    Locked { path: String, message: String },
 }
 
 impl RunLogError {

@@ -14,14 +14,24 @@ use crate::RunLogError;
 pub struct MetricsLog {
     path: PathBuf,
     file: File,
+    torn: Option<usize>,
 }
 
 impl MetricsLog {
     /// Opens `path` for appending (creating it), so a resumed run continues
-    /// the same log; earlier lines are never rewritten.
+    /// the same log; earlier lines are never rewritten. A last line without
+    /// its newline is what a kill mid-write leaves: it is cut off first
+    /// (see [`MetricsLog::torn`]), or the next line would be glued to it
+    /// and every later read of the log would fail.
     pub fn append(path: &Path) -> Result<MetricsLog, RunLogError> {
+        let torn = cut_torn_line(path)?;
         let file = OpenOptions::new().create(true).append(true).open(path).map_err(|e| RunLogError::io(path, e))?;
-        Ok(MetricsLog { path: path.to_path_buf(), file })
+        Ok(MetricsLog { path: path.to_path_buf(), file, torn })
+    }
+
+    /// The bytes of a torn last line cut off when the log was opened.
+    pub fn torn(&self) -> Option<usize> {
+        self.torn
     }
 
     /// One line `{"step": S, "name": value, ...}`. JSON has no NaN or
@@ -46,6 +56,23 @@ impl MetricsLog {
         text.push('\n');
         self.file.write_all(text.as_bytes()).and_then(|_| self.file.flush()).map_err(|e| RunLogError::io(&self.path, e))
     }
+}
+
+/// Truncates `path` after its last newline when it ends inside a line;
+/// returns how many bytes went.
+fn cut_torn_line(path: &Path) -> Result<Option<usize>, RunLogError> {
+    let text = match std::fs::read(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(RunLogError::io(path, e)),
+    };
+    if text.last().is_none_or(|&b| b == b'\n') {
+        return Ok(None);
+    }
+    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let file = OpenOptions::new().write(true).open(path).map_err(|e| RunLogError::io(path, e))?;
+    file.set_len(keep as u64).and_then(|()| file.sync_all()).map_err(|e| RunLogError::io(path, e))?;
+    Ok(Some(text.len() - keep))
 }
 
 /// Each metric's points `(step, value)` in the order they were logged, as
@@ -108,6 +135,23 @@ mod tests {
         assert_eq!(lines[0]["loss"], 0.5);
         assert!(lines[0]["bad"].is_null());
         assert_eq!(lines[1]["event"], "resumed");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_torn_last_line_is_cut_off_when_the_log_is_reopened() {
+        let path = std::env::temp_dir().join(format!("runlog-torn-{}.jsonl", std::process::id()));
+        std::fs::write(&path, "{\"step\":1,\"loss\":0.5}\n{\"step\":2,\"lo").unwrap();
+        let mut log = MetricsLog::append(&path).unwrap();
+        assert_eq!(log.torn(), Some(13));
+        log.event("resumed", 1).unwrap();
+        let series = read_metrics(&path).unwrap();
+        assert_eq!(series["loss"], vec![(1, 0.5)]);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        assert_eq!(MetricsLog::append(&path).unwrap().torn(), None, "a whole log is left alone");
+        std::fs::write(&path, "{\"step\":1").unwrap();
+        assert_eq!(MetricsLog::append(&path).unwrap().torn(), Some(9));
+        assert_eq!(std::fs::read(&path).unwrap(), b"");
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -36,6 +36,13 @@ use super::net::{Coherence, NTupleNet};
 pub const FORMAT: &str = "stratego-ntuple-v1";
 pub const SQUASH: &str = "tanh";
 
+/// The largest weight magnitude a table file may hold. Trained tables stay
+/// far below it (`registrations/ntuple-td.safetensors` peaks near 4.1e3); a
+/// value is a sum over a few hundred weights, so with this bound it can
+/// never overflow to infinity and then to NaN (`inf - inf`), which would
+/// leave the player no best move.
+pub const MAX_ABS_WEIGHT: f32 = 1e9;
+
 const KEY_FORMAT: &str = "ntuple.format";
 const KEY_ALPHABET: &str = "ntuple.alphabet";
 const KEY_SQUASH: &str = "ntuple.squash";
@@ -197,7 +204,15 @@ impl NTupleNet {
         let tensor = |name: &str| if name == "material" { name.to_string() } else { format!("table.{name}") };
         let mut weights = Vec::new();
         for (name, size) in &parts {
-            weights.extend(read(&tensor(name), *size)?);
+            let values = read(&tensor(name), *size)?;
+            if let Some(i) = values.iter().position(|v| v.abs() > MAX_ABS_WEIGHT) {
+                return Err(format!(
+                    "tensor `{}` holds {:e} at index {i}, beyond the bound {MAX_ABS_WEIGHT:e} (a sum of such weights can overflow)",
+                    tensor(name),
+                    values[i]
+                ));
+            }
+            weights.extend(values);
         }
         let has_tc = file.names().iter().any(|n| n.starts_with("tc."));
         let coherence = if has_tc {

@@ -14,11 +14,13 @@ use stratego_players::view::InfoView;
 /// Values closer than this are ties.
 const TIE: f64 = 1e-9;
 
-/// The index of the best value; ties are broken by `rng`.
-pub fn pick_best(values: &[f64], rng: &mut AgentRng) -> usize {
-    let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+/// The index of the best value; ties are broken by `rng`. `None` when no
+/// value is a number (the tables' bound at load keeps sums finite, so this
+/// is a defect elsewhere, reported rather than panicked on).
+pub fn pick_best(values: &[f64], rng: &mut AgentRng) -> Option<usize> {
+    let best = values.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, f64::max);
     let ties: Vec<usize> = (0..values.len()).filter(|&i| values[i] >= best - TIE).collect();
-    ties[rng.random_range(0..ties.len())]
+    (!ties.is_empty()).then(|| ties[rng.random_range(0..ties.len())])
 }
 
 #[derive(Clone, Debug)]
@@ -40,7 +42,9 @@ impl Player for NTuplePlayer {
 
     fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
         let values = self.net.move_values(view);
-        Ok(view.legal_moves[pick_best(&values, rng)])
+        let best = pick_best(&values, rng)
+            .ok_or_else(|| PlayerError::Failed(format!("{}: no legal move has a numeric value", self.name)))?;
+        Ok(view.legal_moves[best])
     }
 }
 
@@ -61,6 +65,10 @@ impl PlayerFactory for NTupleFactory {
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        rules.expect_same(self.net.rules()).map_err(|e| format!("its tables were trained for another ruleset: {e}"))
+        stratego_players::player::same_rules("its tables were", self.net.rules(), rules)
+    }
+
+    fn trained_rules(&self) -> Option<Ruleset> {
+        Some(*self.net.rules())
     }
 }

@@ -381,7 +381,7 @@ fn training_is_deterministic_and_resumes_exactly() {
         let mut stats = Vec::new();
         train(&mut trainer, |_, s| {
             stats.push(s.clone());
-            Ok::<(), ()>(())
+            Ok::<(), String>(())
         })
         .unwrap();
         (trainer.into_net(), stats)
@@ -396,11 +396,11 @@ fn training_is_deterministic_and_resumes_exactly() {
     // Stop after 3 games, save, load, continue: the same weights as without the stop.
     let mut first = Trainer::new(config.clone(), config.fresh_net().unwrap()).unwrap();
     for _ in 0..3 {
-        first.play_game();
+        first.play_game().unwrap();
     }
     let bytes = first.into_net().to_bytes(None);
     let mut resumed = Trainer::new(config.clone(), NTupleNet::from_bytes(&bytes, None).unwrap()).unwrap();
-    train(&mut resumed, |_, _| Ok::<(), ()>(())).unwrap();
+    train(&mut resumed, |_, _| Ok::<(), String>(())).unwrap();
     assert_eq!(resumed.into_net(), a);
     // A config that does not fit the tables is refused.
     let mut other = config.clone();

@@ -258,8 +258,9 @@ impl Trainer {
         }
     }
 
-    /// Plays and learns from the next self-play game.
-    pub fn play_game(&mut self) -> GameStats {
+    /// Plays and learns from the next self-play game. `Err` when the tables
+    /// no longer give any move a numeric value (training diverged).
+    pub fn play_game(&mut self) -> Result<GameStats, String> {
         let index = self.net.games;
         let (alpha, lambda, epsilon) = self.config.schedule(index);
         let max_trace =
@@ -280,7 +281,13 @@ impl Trainer {
                 if explore {
                     view.legal_moves[rng.random_range(0..view.legal_moves.len())]
                 } else {
-                    view.legal_moves[pick_best(&self.net.move_values(&view), &mut rng)]
+                    let best = pick_best(&self.net.move_values(&view), &mut rng).ok_or_else(|| {
+                        format!(
+                            "training diverged: no legal move has a numeric value at ply {} of game {index}",
+                            state.ply()
+                        )
+                    })?;
+                    view.legal_moves[best]
                 }
             };
             explored += explore as u32;
@@ -319,7 +326,7 @@ impl Trainer {
         }
         self.net.games += 1;
         let outcome = state.outcome().expect("the game is over");
-        GameStats {
+        Ok(GameStats {
             index,
             plies: state.ply(),
             winner: outcome.winner,
@@ -330,18 +337,18 @@ impl Trainer {
             alpha,
             lambda,
             epsilon,
-        }
+        })
     }
 }
 
 /// Trains until the config's number of games, calling `on_game` after every
 /// game (for metrics, checkpoints and evaluations; an error stops the run).
-pub fn train<E>(
+pub fn train<E: From<String>>(
     trainer: &mut Trainer,
     mut on_game: impl FnMut(&Trainer, &GameStats) -> Result<(), E>,
 ) -> Result<(), E> {
     while trainer.games_played() < trainer.config.games {
-        let stats = trainer.play_game();
+        let stats = trainer.play_game()?;
         on_game(trainer, &stats)?;
     }
     Ok(())

@@ -87,7 +87,8 @@ impl NTupleConfig {
 
     /// Parses and checks a config text; an error names the key.
     pub fn parse(text: &str) -> Result<NTupleConfig, String> {
-        let config: NTupleConfig = toml::from_str(text).map_err(|e| e.to_string().trim().to_string())?;
+        let config: NTupleConfig =
+            toml::from_str(text).map_err(|e| stratego_evaluation::toml_line::one_line(text, e))?;
         config.validate()?;
         Ok(config)
     }

@@ -134,6 +134,7 @@ impl NTupleRun {
             .map_err(|e| TrainError::Config(format!("`evaluation.opponent`: {e}")))?;
         let board = TensorBoard::create(dir.root(), resumed.then_some(start_games))?;
         let mut metrics = MetricsLog::append(&dir.metrics_path())?;
+        crate::say_torn(&metrics);
         if resumed {
             metrics.event("resumed", start_games)?;
         }
@@ -193,7 +194,7 @@ impl NTupleRun {
         let result = (|| -> Result<(), TrainError> {
             while self.trainer.games_played() < end {
                 let tick = Instant::now();
-                let stats = self.trainer.play_game();
+                let stats = self.trainer.play_game().map_err(TrainError::Diverged)?;
                 window.add(&stats, tick.elapsed().as_secs_f64());
                 let games = self.trainer.games_played();
                 let finished = games == total;
@@ -366,7 +367,7 @@ mod tests {
         // derive_seed(seed, g)), so the tables equal a bare training loop's.
         let train = tiny().train_config().unwrap();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), ()>(())).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), String>(())).unwrap();
         assert_eq!(weights(tables), bare.net().weights());
 
         // Stopped after 5, then resumed: the same tables.
