@@ -360,6 +360,10 @@ impl Player for ExpectimaxPlayer {
         let values = self.root_values(&root, &view.legal_moves);
         let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
         let ties: Vec<Move> = values.iter().filter(|(_, v)| *v >= best - TIE).map(|(mv, _)| *mv).collect();
+        if ties.is_empty() {
+            // Only a NaN value gets here (the leaf tables are bounded at load).
+            return Err(PlayerError::Failed(format!("{}: no legal move has a numeric value", self.name())));
+        }
         Ok(ties[rng.random_range(0..ties.len())])
     }
 

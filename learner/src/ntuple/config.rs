@@ -110,14 +110,20 @@ impl NTupleConfig {
             .factory(&e.opponent)
             .map_err(|err| format!("invalid value `{}` for `evaluation.opponent`: {err}", e.opponent))?;
         e.setup.parse::<SetupPolicy>().map_err(|err| format!("invalid value for `evaluation.setup`: {err}"))?;
-        if self.checkpoints.every == 0 {
-            return Err("invalid value 0 for `checkpoints.every`: expected at least 1 game".into());
+        // Each size in 1..=max (games per run: a billion is weeks of one core).
+        let mut sizes = vec![
+            ("games", self.games, 1_000_000_000),
+            ("checkpoints.every", self.checkpoints.every, 1_000_000_000),
+            ("checkpoints.keep", self.checkpoints.keep as u64, 100_000),
+            ("log.every", self.log.every, 1_000_000_000),
+        ];
+        if e.every > 0 {
+            sizes.push(("evaluation.games", e.games as u64, 1_000_000));
         }
-        if self.checkpoints.keep == 0 {
-            return Err("invalid value 0 for `checkpoints.keep`: expected at least 1".into());
-        }
-        if self.log.every == 0 {
-            return Err("invalid value 0 for `log.every`: expected at least 1 game".into());
+        for (key, value, max) in sizes {
+            if !(1..=max).contains(&value) {
+                return Err(format!("invalid value {value} for `{key}`: expected 1 to {max}"));
+            }
         }
         Ok(())
     }
