@@ -413,6 +413,26 @@ pub const SIZE_BOUNDS: &[(&str, u64)] = &[
 /// `run.max_minutes` at most a year.
 pub const MAX_MINUTES: f64 = 525_600.0;
 
+/// The first dotted key (in sorted order) whose value differs between two
+/// resolved config texts, for the message that refuses a resume.
+pub(crate) fn first_difference(a: &str, b: &str) -> String {
+    fn walk(a: &toml::Table, b: &toml::Table, prefix: &str) -> Option<String> {
+        let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter().find_map(|k| {
+            let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+            match (a.get(k), b.get(k)) {
+                (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => walk(x, y, &key),
+                (x, y) if x == y => None,
+                _ => Some(key),
+            }
+        })
+    }
+    let parse = |t: &str| t.parse::<toml::Table>().unwrap_or_default();
+    walk(&parse(a), &parse(b), "").unwrap_or_else(|| "?".into())
+}
+
 /// docs/TRAINING.md's table of [`SIZE_BOUNDS`].
 pub fn size_bounds_markdown() -> String {
     let mut text = String::from("| key | accepted |\n|---|---|\n");

@@ -204,21 +204,6 @@ pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The first dotted key whose value differs between two TOML documents.
-fn first_difference(a: &toml::Table, b: &toml::Table, prefix: &str) -> Option<String> {
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    keys.into_iter().find_map(|k| {
-        let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
-        match (a.get(k), b.get(k)) {
-            (Some(toml::Value::Table(x)), Some(toml::Value::Table(y))) => first_difference(x, y, &key),
-            (x, y) if x == y => None,
-            _ => Some(key),
-        }
-    })
-}
-
 impl RunDir {
     /// Refuses to resume from `checkpoint` when the run's `config.toml` no
     /// longer resolves to the config the checkpoint was written under (a
@@ -231,8 +216,7 @@ impl RunDir {
         if then == self.resolved {
             return Ok(());
         }
-        let parse = |t: &str| t.parse::<toml::Table>().unwrap_or_default();
-        let key = first_difference(&parse(&then), &parse(&self.resolved), "").unwrap_or_else(|| "?".into());
+        let key = crate::config::first_difference(&then, &self.resolved);
         Err(TrainError::Config(format!(
             "{} resolves to another config than checkpoint {} was written under: `{key}` differs (restore the \
              file, or start a new run whose `run.init` is the checkpoint's model.safetensors)",

@@ -54,6 +54,22 @@ const KEY_GAMES: &str = "ntuple.games";
 const KEY_RULES: &str = "stratego.ruleset";
 const KEY_RULES_ID: &str = "stratego.ruleset_id";
 const KEY_TRAINING: &str = "ntuple.training";
+/// The SHA-256 of every weight (then the coherence sums), in file order: a
+/// table file corrupted after it was written is refused at load. Files
+/// from before it was written (the registered ones) load without it.
+const KEY_SHA256: &str = "ntuple.sha256";
+
+fn digest(weights: &[f32], coherence: Option<&Coherence>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    let mut feed = |values: &[f32]| values.iter().for_each(|v| hash.update(v.to_le_bytes()));
+    feed(weights);
+    if let Some(tc) = coherence {
+        feed(&tc.accumulated);
+        feed(&tc.absolute);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// A table file that cannot be read or written, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -86,6 +102,7 @@ impl NTupleNet {
         if let Some(text) = training {
             meta.insert(KEY_TRAINING.to_string(), text.to_string());
         }
+        meta.insert(KEY_SHA256.to_string(), digest(self.weights(), self.coherence()));
         let tables = self.layout().tables();
         // (name, range of the weights) of every tensor.
         let mut parts: Vec<(String, std::ops::Range<usize>)> = Vec::new();
@@ -237,6 +254,21 @@ impl NTupleNet {
             stray.sort_unstable();
             return Err(format!("unexpected tensors {stray:?} for this layout"));
         }
+        if let Some(want) = meta.get(KEY_SHA256) {
+            if *want != digest(&weights, coherence.as_ref()) {
+                return Err("the tables do not match their checksum (corrupted after they were written)".into());
+            }
+        }
         NTupleNet::from_parts(layout, rules, weights, coherence, games)
+    }
+
+    /// The `ntuple.training` note of a table file (the command and config
+    /// that trained it), if it has one.
+    pub fn training_note(path: &Path) -> Result<Option<String>, TableFileError> {
+        let fail = |why: String| TableFileError { path: path.display().to_string(), why };
+        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let (_, header) = SafeTensors::read_metadata(&bytes)
+            .map_err(|e| fail(format!("not a safetensors file (truncated or corrupted?): {e}")))?;
+        Ok(header.metadata().as_ref().and_then(|m| m.get(KEY_TRAINING).cloned()))
     }
 }

@@ -410,3 +410,16 @@ fn training_is_deterministic_and_resumes_exactly() {
     other.td.lambda = 1.5;
     assert!(other.validate().unwrap_err().contains("`td.lambda`"));
 }
+
+/// A table file changed after it was written (one finite weight) fails its
+/// checksum at load; one without a checksum (written before there was one)
+/// still loads.
+#[test]
+fn a_table_file_changed_after_writing_fails_its_checksum() {
+    let net = random_net("lines2+material", 17, false);
+    let changed = rewritten(&net, |_| (), |data| data[0].2[0] ^= 1);
+    let err = NTupleNet::from_bytes(&changed, None).unwrap_err();
+    assert!(err.contains("do not match their checksum"), "{err}");
+    let unsummed = rewritten(&net, |m| drop(m.remove("ntuple.sha256")), |_| ());
+    assert_eq!(NTupleNet::from_bytes(&unsummed, None).unwrap(), net);
+}

@@ -98,6 +98,28 @@ fn run_error(e: impl std::fmt::Display) -> TrainError {
     TrainError::Run(e.to_string())
 }
 
+/// Refuses to resume from `checkpoint` when the run's `config.toml` no
+/// longer resolves to the config the tables were trained under (their
+/// `ntuple.training` note), naming the first key that differs.
+fn check_note(checkpoint: &Path, config: &NTupleConfig, dir: &RunDir) -> Result<(), TrainError> {
+    let Some(note) = NTupleNet::training_note(checkpoint).map_err(run_error)? else { return Ok(()) };
+    let Some(then) =
+        serde_json::from_str::<serde_json::Value>(&note).ok().and_then(|v| v["config"].as_str().map(String::from))
+    else {
+        return Ok(());
+    };
+    let now = config.to_toml();
+    if then == now {
+        return Ok(());
+    }
+    Err(TrainError::Config(format!(
+        "{} resolves to another config than {} was trained under: `{}` differs (restore the file)",
+        dir.config_path().display(),
+        checkpoint.display(),
+        crate::config::first_difference(&then, &now)
+    )))
+}
+
 impl NTupleRun {
     /// A new run of `config` in `root` (which must not hold anything yet):
     /// writes the resolved config and the untrained tables as checkpoint 0.
@@ -115,15 +137,33 @@ impl NTupleRun {
     pub fn resume(root: &Path) -> Result<NTupleRun, TrainError> {
         let dir = RunDir::open(root).map_err(run_error)?;
         let config = NTupleConfig::load(&dir.config_path())?;
-        let latest = checkpoints(root, CHECKPOINT_STEM, CHECKPOINT_EXT)?.pop().ok_or_else(|| {
-            TrainError::Run(format!(
+        let all = checkpoints(root, CHECKPOINT_STEM, CHECKPOINT_EXT)?;
+        if all.is_empty() {
+            return Err(TrainError::Run(format!(
                 "{} has no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) to resume from",
                 root.display()
-            ))
-        })?;
+            )));
+        }
         let rules = config.rules.ruleset().map_err(TrainError::Config)?;
-        let net = NTupleNet::load(&latest.path, Some(&rules)).map_err(run_error)?;
-        NTupleRun::start(dir, config, net, true)
+        // The newest checkpoint that loads (its checksum included); a
+        // corrupt one is skipped with a line saying why.
+        let mut skipped = Vec::new();
+        for latest in all.iter().rev() {
+            match NTupleNet::load(&latest.path, Some(&rules)) {
+                Ok(net) => {
+                    check_note(&latest.path, &config, &dir)?;
+                    return NTupleRun::start(dir, config, net, true);
+                }
+                Err(e) => {
+                    let _ = std::io::Write::write_fmt(
+                        &mut std::io::stderr(),
+                        format_args!("{}: skipped: {}; trying an older one\n", latest.path.display(), e.why),
+                    );
+                    skipped.push(format!("{}: {}", latest.path.display(), e.why));
+                }
+            }
+        }
+        Err(TrainError::Run(format!("no checkpoint loads ({})", skipped.join("; "))))
     }
 
     fn start(dir: RunDir, config: NTupleConfig, net: NTupleNet, resumed: bool) -> Result<NTupleRun, TrainError> {
