@@ -38,11 +38,16 @@ pub fn greedy_spec(setup: SetupPolicy) -> PlayerSpec {
 
 /// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,setup=S]`:
 /// the depth always (it is what a reader looks for), the rest when not the
-/// default.
+/// default; `expectimax:time=MS` when the clock alone decides the depth.
 pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Leaf) -> PlayerSpec {
-    let mut spec = PlayerSpec::named("expectimax").with("depth", config.depth);
-    if config.nodes != ExpectimaxConfig::DEFAULT_NODES {
-        spec = spec.with("nodes", config.nodes);
+    let timed = config.time.is_some() && config.clock_decides;
+    let mut spec = PlayerSpec::named("expectimax");
+    // A timed search whose depth the clock decides is named by its clock.
+    if !timed {
+        spec = spec.with("depth", config.depth);
+        if config.nodes != ExpectimaxConfig::DEFAULT_NODES {
+            spec = spec.with("nodes", config.nodes);
+        }
     }
     if let Some(t) = config.time {
         spec = spec.with("time", t.as_millis());
@@ -74,7 +79,12 @@ pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecErro
             Some(std::time::Duration::from_millis(ms))
         }
     };
-    Ok(ExpectimaxConfig { depth, nodes, time })
+    let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
+    let config = ExpectimaxConfig { depth, nodes, time, clock_decides };
+    Ok(match time {
+        Some(limit) => config.under_clock(limit),
+        None => config,
+    })
 }
 
 /// The leaf of an `expectimax` spec, its tables read.
@@ -158,7 +168,7 @@ pub fn register(registry: &mut Registry) {
         name: "expectimax",
         path: None,
         options: EXPECTIMAX_OPTIONS,
-        about: "search with chance nodes over hidden types (depth 3 by default)",
+        about: "search with chance nodes over hidden types (depth 3 by default; with time=MS alone, or under ucc-bot's clock, the clock decides the depth)",
         build: Box::new(|spec, _| {
             spec.check_keys(EXPECTIMAX_OPTIONS)?;
             let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
@@ -225,6 +235,25 @@ mod tests {
         let spec: PlayerSpec = "expectimax:depth=2,nodes=500".parse().unwrap();
         let config = expectimax_config(&spec).unwrap();
         assert_eq!((config.depth, config.nodes), (2, 500));
+    }
+
+    /// Issue 16: in timed play the clock decides the depth unless the spec
+    /// names a depth or a node budget (the reproducible fixed-size search).
+    #[test]
+    fn a_clock_lifts_the_caps_a_spec_did_not_name() {
+        let config = |text: &str| expectimax_config(&text.parse().unwrap()).unwrap();
+        let timed = config("expectimax:time=100");
+        assert_eq!((timed.depth, timed.nodes), (ExpectimaxConfig::MAX_DEPTH, u64::MAX));
+        assert_eq!(factory_of("expectimax:time=100").unwrap().name(), "expectimax:time=100");
+        let fixed = config("expectimax:depth=3,time=100");
+        assert_eq!((fixed.depth, fixed.nodes), (3, ExpectimaxConfig::DEFAULT_NODES));
+        let limit = std::time::Duration::from_millis(50);
+        let referee = config("expectimax").under_clock(limit);
+        assert_eq!((referee.depth, referee.nodes, referee.time), (ExpectimaxConfig::MAX_DEPTH, u64::MAX, Some(limit)));
+        let named = config("expectimax:nodes=500").under_clock(limit);
+        assert_eq!((named.depth, named.nodes), (ExpectimaxConfig::DEFAULT_DEPTH, 500));
+        // Untimed, the default stays the fixed, reproducible search.
+        assert_eq!(config("expectimax").depth, ExpectimaxConfig::DEFAULT_DEPTH);
     }
 
     #[test]

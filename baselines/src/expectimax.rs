@@ -69,17 +69,33 @@ pub struct ExpectimaxConfig {
     pub nodes: u64,
     /// Wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
+    /// Whether a clock lifts `depth` and `nodes` (true when the spec named
+    /// neither): in timed play the clock decides how deep to search, and a
+    /// spec that names a depth or a node budget keeps the reproducible,
+    /// fixed-size search.
+    pub clock_decides: bool,
 }
 
 impl ExpectimaxConfig {
     pub const DEFAULT_DEPTH: u32 = 3;
     pub const DEFAULT_NODES: u64 = 20_000;
     pub const MAX_DEPTH: u32 = 20;
+
+    /// These limits under a clock of `limit`: without a named depth or node
+    /// budget, only the clock (and the deepest iteration) stops the search.
+    pub fn under_clock(mut self, limit: Duration) -> ExpectimaxConfig {
+        self.time = Some(self.time.map_or(limit, |t| t.min(limit)));
+        if self.clock_decides {
+            self.depth = Self::MAX_DEPTH;
+            self.nodes = u64::MAX;
+        }
+        self
+    }
 }
 
 impl Default for ExpectimaxConfig {
     fn default() -> Self {
-        ExpectimaxConfig { depth: Self::DEFAULT_DEPTH, nodes: Self::DEFAULT_NODES, time: None }
+        ExpectimaxConfig { depth: Self::DEFAULT_DEPTH, nodes: Self::DEFAULT_NODES, time: None, clock_decides: true }
     }
 }
 
@@ -369,5 +385,6 @@ impl Player for ExpectimaxPlayer {
 
     fn limit_move_time(&mut self, limit: Duration) {
         self.clock_limit = Some(limit);
+        self.config = self.config.under_clock(limit);
     }
 }
