@@ -57,10 +57,10 @@ pub enum CotoanCommand {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Random games per settings.
-        #[arg(long, default_value_t = 2, value_parser = crate::count::<usize>(1, 1_000_000))]
+        #[arg(long, default_value_t = 2, value_parser = crate::count::<usize>(0, 1_000_000))]
         games: usize,
         /// Plies per random game at most.
-        #[arg(long, default_value_t = 30, value_parser = crate::count::<u32>(1, 100_000))]
+        #[arg(long, default_value_t = 30, value_parser = crate::count::<u32>(0, 100_000))]
         plies: u32,
         /// Synthetic states per settings.
         #[arg(long, default_value_t = 10, value_parser = crate::count::<usize>(0, 100_000))]
