@@ -236,7 +236,17 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     // A second writer while the run goes is refused, naming the holder.
     let second = stratego(&["train", "--resume", run_arg]);
     assert_one_line_error(&second, &format!("in use by process {}", child.0.id()));
-    std::thread::sleep(Duration::from_millis(700));
+    // Kill it while it writes a checkpoint if we catch one in the act (a
+    // `.partial` directory), else mid-iteration after at most 20 s.
+    let partial = || {
+        std::fs::read_dir(run.join("checkpoints"))
+            .map(|d| d.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".partial")))
+            .unwrap_or(false)
+    };
+    let watch = Instant::now();
+    while !partial() && watch.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
     child.0.kill().unwrap(); // SIGKILL
     child.0.wait().unwrap();
 
@@ -292,6 +302,31 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     let o = stratego(&["train", "--resume", run_arg, "--iterations", &(target + 2).to_string()]);
     // Keys are compared in sorted order: the first one the cut removed.
     assert_one_line_error(&o, "`checkpoint.every` differs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A run whose loss stops being a number (a learning rate of 1e30) stops
+/// with one error line before anything of that iteration is saved, and
+/// its log records the event.
+#[test]
+fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-diverge");
+    let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
+    config.pretrain.enabled = false;
+    config.eval.every = 0;
+    config.checkpoint.every = 1;
+    let huge = 1e30;
+    (config.learner.lr.c, config.learner.lr.floor, config.learner.lr.ceiling) = (huge, huge, huge);
+    let path = dir.join("diverge.toml");
+    std::fs::write(&path, config.to_toml()).unwrap();
+    let run = dir.join("run");
+    let o =
+        stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap(), "--iterations", "3"]);
+    assert_one_line_error(&o, "training diverged at iteration");
+    assert!(checkpoint_steps(&run).is_empty(), "nothing of the diverged iteration is saved");
+    let lines = metrics(&run);
+    assert!(lines.iter().any(|l| l["event"] == "diverged"), "{lines:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
