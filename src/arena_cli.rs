@@ -24,7 +24,7 @@ use crate::{output, CliError, RulesArgs};
 /// The settings every match command shares.
 #[derive(Args)]
 pub struct MatchArgs {
-    /// Games per match (an even number: games are played in pairs with the seats swapped).
+    /// Games per match (an even number: games are played in pairs with the seats swapped). [2 to 10,000,000]
     #[arg(long, default_value_t = 100, value_parser = crate::count::<u32>(2, 10_000_000))]
     games: u32,
     #[arg(long, default_value_t = 1)]
@@ -33,7 +33,7 @@ pub struct MatchArgs {
     /// `own`: each player keeps its own setup.
     #[arg(long, default_value = "swap")]
     setups: String,
-    /// Worker threads (default: every core). Results do not depend on it.
+    /// Worker threads (default: every core). Results do not depend on it. [1 to 1,024]
     #[arg(long, value_parser = crate::count::<usize>(1, 1_024))]
     threads: Option<usize>,
     /// Output directory (default under runs/); an existing one is refused.
@@ -76,7 +76,7 @@ pub enum RegisterCommand {
         /// Where match outputs go: <DIR>/<file stem>/run-<K>/.
         #[arg(long, default_value = "runs/registrations")]
         out_root: PathBuf,
-        /// Worker threads (default: every core). Results do not depend on it.
+        /// Worker threads (default: every core). Results do not depend on it. [1 to 1,024]
         #[arg(long, value_parser = crate::count::<usize>(1, 1_024))]
         threads: Option<usize>,
     },
@@ -84,10 +84,10 @@ pub enum RegisterCommand {
 
 #[derive(Args)]
 pub struct BenchAgentsArgs {
-    /// Games per arena throughput measurement.
+    /// Games per arena throughput measurement. [2 to 10,000,000]
     #[arg(long, default_value_t = 1000, value_parser = crate::count::<u32>(2, 10_000_000))]
     games: u32,
-    /// Positions searched for the expectimax figure.
+    /// Positions searched for the expectimax figure. [1 to 1,000,000]
     #[arg(long, default_value_t = 40, value_parser = crate::count::<usize>(1, 1_000_000))]
     positions: usize,
     #[arg(long, default_value_t = 1)]

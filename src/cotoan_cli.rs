@@ -40,7 +40,7 @@ pub enum CotoanCommand {
     },
     /// Print the RQ1-RQ3 diagnostics of docs/COTOAN.md.
     Diagnose {
-        /// Synthetic fixtures added to the hand-built ones for the RQ2 counts.
+        /// Synthetic fixtures added to the hand-built ones for the RQ2 counts. [1 to 100,000]
         #[arg(long, default_value_t = 60, value_parser = crate::count::<usize>(1, 100_000))]
         fixtures: usize,
         #[arg(long, default_value_t = 0)]
@@ -56,13 +56,13 @@ pub enum CotoanCommand {
         settings: Vec<String>,
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Random games per settings.
+        /// Random games per settings. [0 to 1,000,000]
         #[arg(long, default_value_t = 2, value_parser = crate::count::<usize>(0, 1_000_000))]
         games: usize,
-        /// Plies per random game at most.
+        /// Plies per random game at most. [0 to 100,000]
         #[arg(long, default_value_t = 30, value_parser = crate::count::<u32>(0, 100_000))]
         plies: u32,
-        /// Synthetic states per settings.
+        /// Synthetic states per settings. [0 to 100,000]
         #[arg(long, default_value_t = 10, value_parser = crate::count::<usize>(0, 100_000))]
         synthetic: usize,
     },

@@ -22,10 +22,10 @@ pub struct DistillArgs {
     /// The teacher's player spec (overrides pretrain.teacher), e.g. greedy or ntuple:registrations/ntuple-td.safetensors.
     #[arg(long)]
     teacher: Option<String>,
-    /// Teacher games (overrides pretrain.games).
+    /// Teacher games (overrides pretrain.games). [1 to 10,000,000]
     #[arg(long, value_parser = crate::count::<usize>(1, 10_000_000))]
     games: Option<usize>,
-    /// Passes over the decisions (overrides pretrain.epochs).
+    /// Passes over the decisions (overrides pretrain.epochs). [1 to 1,000]
     #[arg(long, value_parser = crate::count::<usize>(1, 1_000))]
     epochs: Option<usize>,
     /// cpu, flex, ndarray or wgpu (overrides the config's run.device).

@@ -124,10 +124,10 @@ enum BenchCommand {
     Ntuple(ntuple_cli::BenchNTupleArgs),
     /// Random playouts: plies per second on one core with the full rules (best and median of the rounds), the cost of each move rule, and all cores together.
     Engine {
-        /// Plies per measurement.
+        /// Plies per measurement. [1 to 10,000,000,000]
         #[arg(long, default_value_t = 1_000_000, value_parser = crate::count::<u64>(1, 10_000_000_000))]
         plies: u64,
-        /// Measurements per variant; the best and the median are printed.
+        /// Measurements per variant; the best and the median are printed. [1 to 1,000]
         #[arg(long, default_value_t = 9, value_parser = crate::count::<usize>(1, 1_000))]
         rounds: usize,
         #[arg(long, default_value_t = 1)]
@@ -138,9 +138,10 @@ enum BenchCommand {
         /// cpu, flex, ndarray or wgpu.
         #[arg(long, default_value = "cpu")]
         device: String,
+        /// Positions per forward pass and training step [1 to 65,536].
         #[arg(long, default_value_t = 64, value_parser = crate::count::<usize>(1, 65_536))]
         batch: usize,
-        /// Timed repetitions (after one warm-up); the median is printed.
+        /// Timed repetitions (after one warm-up); the median is printed. [1 to 10,000]
         #[arg(long, default_value_t = 5, value_parser = crate::count::<usize>(1, 10_000))]
         iterations: usize,
     },
@@ -148,13 +149,13 @@ enum BenchCommand {
     Train(train_cli::BenchTrainArgs),
     /// Observations per second per core for each layout, and VecEnv step+observe.
     Obs {
-        /// Observations per layout measurement.
+        /// Observations per layout measurement. [1 to 1,000,000,000]
         #[arg(long, default_value_t = 200_000, value_parser = crate::count::<usize>(1, 1_000_000_000))]
         observations: usize,
-        /// Games in the VecEnv batch.
+        /// Games in the VecEnv batch. [1 to 65,536]
         #[arg(long, default_value_t = 256, value_parser = crate::count::<usize>(1, 65_536))]
         batch: usize,
-        /// VecEnv steps per measurement.
+        /// VecEnv steps per measurement. [1 to 1,000,000]
         #[arg(long, default_value_t = 40, value_parser = crate::count::<usize>(1, 1_000_000))]
         steps: usize,
         #[arg(long, default_value_t = 1)]

@@ -37,16 +37,16 @@ pub struct BenchNTupleArgs {
     /// Table file to measure (default: the default layout with seeded random weights).
     #[arg(long)]
     tables: Option<PathBuf>,
-    /// Mid-game positions from random playouts.
+    /// Mid-game positions from random playouts. [1 to 1,000,000]
     #[arg(long, default_value_t = 200, value_parser = crate::count::<usize>(1, 1_000_000))]
     positions: usize,
-    /// Passes over the positions per round.
+    /// Passes over the positions per round. [1 to 100,000]
     #[arg(long, default_value_t = 50, value_parser = crate::count::<usize>(1, 100_000))]
     repeat: usize,
-    /// Rounds per figure (the best is printed).
+    /// Rounds per figure (the best is printed). [1 to 1,000]
     #[arg(long, default_value_t = 5, value_parser = crate::count::<usize>(1, 1_000))]
     rounds: usize,
-    /// Self-play training games to time on one core (0: skip).
+    /// Self-play training games to time on one core (0: skip). [0 to 10,000,000]
     #[arg(long, default_value_t = 200, value_parser = crate::count::<u64>(0, 10_000_000))]
     train_games: u64,
     #[arg(long, default_value_t = 1)]

@@ -18,7 +18,7 @@ pub struct RunArgs {
     /// Continue the run in this directory from its newest checkpoint.
     #[arg(long)]
     pub resume: Option<PathBuf>,
-    /// Stop after this many steps in this invocation (iterations for `train`, games for `ntuple train`), with a checkpoint; `--resume` continues.
+    /// Stop after this many steps in this invocation (iterations for `train`, games for `ntuple train`), with a checkpoint; `--resume` continues. [1 to 100,000,000]
     #[arg(long, value_parser = crate::count::<u64>(1, 100_000_000))]
     pub stop_after: Option<u64>,
 }

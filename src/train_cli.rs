@@ -20,7 +20,7 @@ pub struct TrainArgs {
     /// cpu, flex, ndarray or wgpu (overrides the config's run.device).
     #[arg(long)]
     device: Option<String>,
-    /// Stop after this many iterations in total (overrides run.iterations).
+    /// Stop after this many iterations in total (overrides run.iterations). [1 to 100,000,000]
     #[arg(long, value_parser = crate::count::<u64>(1, 100_000_000))]
     iterations: Option<u64>,
 }

@@ -24,7 +24,7 @@ pub struct UccBotArgs {
     /// Default: runs/ucc/<unix seconds>-<process id>.txt.
     #[arg(long)]
     record: Option<PathBuf>,
-    /// Time limit per decision in milliseconds (the referee's default limit is 2000).
+    /// Time limit per decision in milliseconds (the referee's default limit is 2000). [1 to 3,600,000]
     #[arg(long, default_value_t = 1000, value_parser = crate::count::<u64>(1, 3_600_000))]
     move_time_ms: u64,
     /// Seed of the player's generator (default: from the clock, and written to the record).

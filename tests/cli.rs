@@ -144,3 +144,33 @@ fn obs_prints_planes_and_refuses_bad_layouts() {
     let past = stratego_engine::Layout::Compact.channels().to_string();
     assert_one_line_error(&stratego(&["obs", &position, "--plane", &past]), &format!("plane {past} does not exist"));
 }
+
+/// Every bounded count flag documents its range in its help, and the
+/// documented range is the one its parser checks (the two stand on
+/// adjacent lines of the source; this keeps them from drifting apart).
+#[test]
+fn count_flags_document_the_range_they_check() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let Some(at) = line.find("value_parser = crate::count::<") else { continue };
+            let args = &line[at..];
+            let inner = &args[args.find('(').unwrap() + 1..args.find(')').unwrap()];
+            let (lo, hi) = inner.split_once(", ").unwrap();
+            let readable = |n: &str| n.replace('_', ",");
+            let range = format!("[{} to {}]", readable(lo), readable(hi));
+            assert!(
+                lines[i - 1].contains(&range),
+                "{}:{}: the doc line above should say {range}",
+                path.display(),
+                i + 1
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+}

@@ -163,4 +163,9 @@ fn actions_are_chosen_by_argmax_or_by_tempered_sampling_among_legal_ones() {
     let sharp = (0..2000).filter(|_| choose_action(&probs, 0.1, &mut rng) == Some(20)).count();
     assert!(sharp > 1900, "{sharp}");
     assert_eq!(choose_action(&vec![0.0; NUM_ACTIONS], 1.0, &mut rng), None);
+    // A diverged network's NaN policy chooses nothing (the actor and the
+    // network player turn that into an error, not a panic).
+    for temperature in [0.0, 1.0] {
+        assert_eq!(choose_action(&vec![f32::NAN; NUM_ACTIONS], temperature, &mut rng), None);
+    }
 }
