@@ -101,10 +101,9 @@ impl MatchArgs {
     /// without restating its rules; otherwise docs/RULES.md's defaults.
     fn config(&self, sprt: Option<Sprt>, players: &[&Arc<dyn PlayerFactory>]) -> Result<MatchConfig, CliError> {
         let setups: SetupMode = self.setups.parse()?;
-        if self.games == 0 || self.games % 2 == 1 {
-            return Err(
-                format!("--games must be even and positive (games are played in pairs), got {}", self.games).into()
-            );
+        // Positive by its parser; pairs need an even count.
+        if self.games % 2 == 1 {
+            return Err(format!("--games must be even (games are played in pairs), got {}", self.games).into());
         }
         let trained = players.iter().find_map(|p| p.trained_rules());
         let rules = match trained {
@@ -137,8 +136,8 @@ impl MatchArgs {
 }
 
 fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+    // `--threads` is at least 1 by its parser (`crate::count`).
     match threads {
-        Some(0) => Err("--threads must be at least 1".into()),
         Some(n) => Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?.install(work)),
         None => Ok(work()),
     }

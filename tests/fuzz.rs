@@ -241,10 +241,6 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn one_line(e: impl std::fmt::Display) -> String {
-    e.to_string()
-}
-
 /// Some positions of random games, as state texts.
 fn played_states(rules: Ruleset, games: u64, plies: usize) -> Vec<(State, GameRecord)> {
     let mut out = Vec::new();
@@ -286,26 +282,26 @@ fn state_and_position_texts() {
             seeds.push(state.serialize().into_bytes());
         }
     }
-    fuzz("state", 1501, &seeds, |b| State::deserialize(&text(b)).map(drop).map_err(one_line));
+    fuzz("state", 1501, &seeds, |b| State::deserialize(&text(b)).map(drop).map_err(|e| e.to_string()));
     let positions: Vec<Vec<u8>> = played_states(Ruleset::classic(), 6, 200)
         .iter()
         .map(|(s, r)| Position::from_setups(r.rules, &r.red, &r.blue).map(|p| p.to_text()).unwrap_or(s.serialize()))
         .map(String::into_bytes)
         .collect();
-    fuzz("position", 1502, &positions, |b| Position::parse(&text(b)).map(drop).map_err(one_line));
+    fuzz("position", 1502, &positions, |b| Position::parse(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
 #[test]
 fn game_records() {
     let seeds: Vec<Vec<u8>> =
         rulesets().into_iter().flat_map(|r| played_states(r, 3, 120)).map(|(_, r)| r.to_text().into_bytes()).collect();
-    fuzz("record", 1503, &seeds, |b| GameRecord::parse(&text(b)).map(drop).map_err(one_line));
+    fuzz("record", 1503, &seeds, |b| GameRecord::parse(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
 #[test]
 fn ruleset_texts_and_setups() {
     let seeds: Vec<Vec<u8>> = rulesets().iter().map(|r| r.canonical().into_bytes()).collect();
-    fuzz("ruleset", 1504, &seeds, |b| text(b).parse::<Ruleset>().map(drop).map_err(one_line));
+    fuzz("ruleset", 1504, &seeds, |b| text(b).parse::<Ruleset>().map(drop).map_err(|e| e.to_string()));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let setups: Vec<Vec<u8>> = [PieceSet::Classic, PieceSet::Barrage]
         .into_iter()
@@ -314,7 +310,10 @@ fn ruleset_texts_and_setups() {
         .collect();
     fuzz("setup", 1505, &setups, |b| {
         let t = text(b);
-        Setup::parse(&t, PieceSet::Classic).or_else(|_| Setup::parse(&t, PieceSet::Barrage)).map(drop).map_err(one_line)
+        Setup::parse(&t, PieceSet::Classic)
+            .or_else(|_| Setup::parse(&t, PieceSet::Barrage))
+            .map(drop)
+            .map_err(|e| e.to_string())
     });
 }
 
@@ -334,7 +333,9 @@ fn training_configs() {
     seeds.push(b"[run]\nseed = 1\niterations = 12\n[game]\nrules = \"stratego-rules".to_vec());
     // The working directory of a test is the package root, so the configs'
     // relative paths (run.init) resolve as they do for the command.
-    fuzz("train-config", 1506, &seeds, |b| stratego_learner::TrainConfig::parse(&text(b)).map(drop).map_err(one_line));
+    fuzz("train-config", 1506, &seeds, |b| {
+        stratego_learner::TrainConfig::parse(&text(b)).map(drop).map_err(|e| e.to_string())
+    });
     let ntuple: Vec<Vec<u8>> =
         ["ntuple", "ntuple-tiny"].iter().map(|n| std::fs::read(repo(&format!("configs/{n}.toml"))).unwrap()).collect();
     fuzz("ntuple-config", 1507, &ntuple, |b| {
@@ -356,7 +357,7 @@ fn player_specs() {
     .map(|s| s.as_bytes().to_vec())
     .collect();
     let registry = stratego_learner::evaluate::players();
-    fuzz("player-spec", 1508, &seeds, |b| registry.factory(&text(b)).map(drop).map_err(one_line));
+    fuzz("player-spec", 1508, &seeds, |b| registry.factory(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
 /// A scratch file per case: the loaders take paths.
@@ -388,7 +389,7 @@ fn network_checkpoints() {
     let state = played_states(Ruleset::classic(), 1, 1).remove(0).0; // no moves: the view needs no history
     fuzz_with("checkpoint", 1509, &seeds, mutate_safetensors, |b| {
         std::fs::write(&path, b).unwrap();
-        stratego_model::load(&path, None, None, &device).map(drop).map_err(one_line)
+        stratego_model::load(&path, None, None, &device).map(drop).map_err(|e| e.to_string())
     });
     // The huge-weight network loads (its weights are finite) and then
     // fails at its first move with one line, as `arena` reports it.
@@ -438,7 +439,7 @@ fn registrations() {
     let registry = stratego_learner::evaluate::players();
     fuzz("registration", 1511, &seeds, |b| {
         std::fs::write(&path, b).unwrap();
-        stratego_evaluation::registration::prepare(&path, &registry).map(drop).map_err(one_line)
+        stratego_evaluation::registration::prepare(&path, &registry).map(drop).map_err(|e| e.to_string())
     });
 }
 
@@ -466,35 +467,39 @@ fn ucc_referee_sessions() {
             std::time::Duration::from_millis(50),
         )
         .map(drop)
-        .map_err(one_line)
+        .map_err(|e| e.to_string())
     });
     let lines: Vec<Vec<u8>> = ["0 3 DOWN OK", "4 6 UP KILLS 3 2", "9 9 LEFT 3 DIES 5 9", "1 1 RIGHT BOTHDIE 4 4"]
         .iter()
         .map(|l| l.as_bytes().to_vec())
         .collect();
-    fuzz("ucc-move-line", 1513, &lines, |b| ucc::parse_move_line(&text(b)).map(drop).map_err(one_line));
+    fuzz("ucc-move-line", 1513, &lines, |b| ucc::parse_move_line(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
 #[test]
 fn cotoan_snapshots_and_settings() {
-    use stratego_cotoan::{CoToanState, Settings};
+    use stratego_cotoan::{CoToanState, HorizonRule, OperatorMask, Settings};
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    let mut settings: Vec<Vec<u8>> = vec![Settings::default().canonical().into_bytes()];
+    let base = Settings::default();
+    // Threshold on and off, both horizon rules, an operator subset.
+    let settings: Vec<Vec<u8>> = [
+        base,
+        Settings { threshold: 9, ..base },
+        Settings { horizon: 40, horizon_rule: HorizonRule::Draw, ..base },
+        Settings { operators: OperatorMask::from_bits(5).unwrap(), ..base },
+    ]
+    .iter()
+    .map(|s| s.canonical().into_bytes())
+    .collect();
     let mut states = Vec::new();
-    for task in ["threshold=off", "horizon=40,horizon-rule=draw", "operators=add+mul"] {
-        let text = format!("{},{task}", Settings::default().canonical());
-        if let Ok(s) = text.parse::<Settings>() {
-            settings.push(s.canonical().into_bytes());
-        }
-    }
     for s in &settings {
         let s: Settings = text(s).parse().unwrap();
         for state in stratego_cotoan::fixtures::random_trajectory(s, 30, &mut rng).into_iter().step_by(7) {
             states.push(state.serialize().into_bytes());
         }
     }
-    fuzz("cotoan-settings", 1514, &settings, |b| text(b).parse::<Settings>().map(drop).map_err(one_line));
-    fuzz("cotoan-state", 1515, &states, |b| CoToanState::deserialize(&text(b)).map(drop).map_err(one_line));
+    fuzz("cotoan-settings", 1514, &settings, |b| text(b).parse::<Settings>().map(drop).map_err(|e| e.to_string()));
+    fuzz("cotoan-state", 1515, &states, |b| CoToanState::deserialize(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
 /// The same promise at the command line, on a sample of the cases: exit

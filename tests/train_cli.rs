@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -305,6 +305,18 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `dir/NAME.toml`: the smoke config without its warm start and its
+/// evaluations (these tests are about the RL loop), changed by `edit`.
+fn rl_only_smoke(dir: &Path, name: &str, edit: impl FnOnce(&mut stratego_learner::TrainConfig)) -> PathBuf {
+    let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
+    config.pretrain.enabled = false;
+    config.eval.every = 0;
+    edit(&mut config);
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, config.to_toml()).unwrap();
+    path
+}
+
 /// A run whose loss stops being a number (a learning rate of 1e30) stops
 /// with one error line before anything of that iteration is saved, and
 /// its log records the event.
@@ -312,14 +324,11 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
 fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
     let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("train-diverge");
-    let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
-    config.pretrain.enabled = false;
-    config.eval.every = 0;
-    config.checkpoint.every = 1;
-    let huge = 1e30;
-    (config.learner.lr.c, config.learner.lr.floor, config.learner.lr.ceiling) = (huge, huge, huge);
-    let path = dir.join("diverge.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
+    let path = rl_only_smoke(&dir, "diverge", |config| {
+        config.checkpoint.every = 1;
+        let huge = 1e30;
+        (config.learner.lr.c, config.learner.lr.floor, config.learner.lr.ceiling) = (huge, huge, huge);
+    });
     let run = dir.join("run");
     let o =
         stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap(), "--iterations", "3"]);
@@ -336,13 +345,10 @@ fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
 fn a_wall_clock_budget_stops_the_run_with_a_checkpoint() {
     let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch("train-budget");
-    let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
-    config.pretrain.enabled = false;
-    config.eval.every = 0;
-    config.run.iterations = 1000;
-    config.run.max_minutes = Some(0.001);
-    let path = dir.join("budget.toml");
-    std::fs::write(&path, config.to_toml()).unwrap();
+    let path = rl_only_smoke(&dir, "budget", |config| {
+        config.run.iterations = 1000;
+        config.run.max_minutes = Some(0.001);
+    });
     let run = dir.join("run");
     let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));

@@ -142,14 +142,12 @@ pub struct ExpectimaxPlayer {
     pub config: ExpectimaxConfig,
     pub setup: SetupPolicy,
     pub leaf: Leaf,
-    /// A limit set by the caller (`limit_move_time`), on top of the config's.
-    pub clock_limit: Option<Duration>,
     pub last: SearchStats,
 }
 
 impl ExpectimaxPlayer {
     pub fn new(config: ExpectimaxConfig, setup: SetupPolicy) -> ExpectimaxPlayer {
-        ExpectimaxPlayer { config, setup, leaf: Leaf::Handwritten, clock_limit: None, last: SearchStats::default() }
+        ExpectimaxPlayer { config, setup, leaf: Leaf::Handwritten, last: SearchStats::default() }
     }
 
     /// The same player with another leaf evaluation.
@@ -161,15 +159,11 @@ impl ExpectimaxPlayer {
     /// The values of the root moves after iterative deepening, from a
     /// determinized root, with the moves in the order of the last iteration.
     pub fn root_values(&mut self, root: &State, legal: &[Move]) -> Vec<(Move, f64)> {
-        let limit = match (self.config.time, self.clock_limit) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         let mut search = Search {
             me: root.to_move(),
             nodes: 0,
             budget: self.config.nodes,
-            deadline: limit.map(|l| Instant::now() + l),
+            deadline: self.config.time.map(|l| Instant::now() + l),
             enforce: false,
             aborted: false,
             leaf: match &self.leaf {
@@ -383,8 +377,9 @@ impl Player for ExpectimaxPlayer {
         Ok(ties[rng.random_range(0..ties.len())])
     }
 
+    /// The caller's clock (`ucc-bot`'s move time) joins the config's own
+    /// limit, the tighter of the two deciding (`ExpectimaxConfig::under_clock`).
     fn limit_move_time(&mut self, limit: Duration) {
-        self.clock_limit = Some(limit);
         self.config = self.config.under_clock(limit);
     }
 }

@@ -571,7 +571,7 @@ pub(crate) fn pretrain_run(
         line.extend(values);
         metrics.write(0, &line)?;
         if progress {
-            let _ = std::io::Write::write_fmt(&mut std::io::stderr(), format_args!("pretrain {}\n", epoch_line(e)));
+            crate::say(&format!("pretrain {}", epoch_line(e)));
         }
         Ok(())
     })?;

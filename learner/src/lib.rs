@@ -56,13 +56,16 @@ pub enum TrainError {
     Diverged(String),
 }
 
+/// One line on stderr: progress, or what a run repaired or skipped. A stderr that
+/// cannot be written must not stop the run (or turn into a panic).
+pub(crate) fn say(line: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), format!("{line}\n").as_bytes());
+}
+
 /// Says on stderr that a resumed log lost a torn last line (what a kill in
 /// mid-write leaves), so the repair is never silent.
 pub(crate) fn say_torn(metrics: &stratego_runlog::MetricsLog) {
     if let Some(bytes) = metrics.torn() {
-        let _ = std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("metrics.jsonl: cut off a torn last line ({bytes} bytes, left by an interrupted write)\n"),
-        );
+        say(&format!("metrics.jsonl: cut off a torn last line ({bytes} bytes, left by an interrupted write)"));
     }
 }

@@ -236,10 +236,7 @@ impl RunDir {
                 Ok(()) => return Ok(Some((step, dir))),
                 Err(why) => {
                     let line = format!("{}: skipped: {why}", dir.display());
-                    let _ = std::io::Write::write_fmt(
-                        &mut std::io::stderr(),
-                        format_args!("{line}; trying an older one\n"),
-                    );
+                    crate::say(&format!("{line}; trying an older one"));
                     skipped.push(line);
                 }
             }

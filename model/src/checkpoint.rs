@@ -84,8 +84,16 @@ pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(),
 
 /// Reads and checks a checkpoint's metadata without loading its weights.
 pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
-    let bytes = std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))?;
-    let (_, header) = safetensors::SafeTensors::read_metadata(&bytes)
+    meta_of(path, &read(path)?)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
+    std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))
+}
+
+/// `read_meta` of the file's bytes, already read.
+fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, ModelError> {
+    let (_, header) = safetensors::SafeTensors::read_metadata(bytes)
         .map_err(|e| error(path, format!("not a safetensors file (truncated or corrupted?): {e}")))?;
     let empty = HashMap::new();
     let meta = header.metadata().as_ref().unwrap_or(&empty);
@@ -154,9 +162,8 @@ fn check_layout_id(path: &Path, layout: Layout, stored: Option<&str>) -> Result<
 /// hold), and no NaN or infinite weight (such a network gives no move a
 /// probability; a diverged run's file fails here, with its name, not at
 /// the first move of a match).
-fn check_tensors(path: &Path, meta: &CheckpointMeta) -> Result<(), ModelError> {
-    let bytes = std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))?;
-    let file = safetensors::SafeTensors::deserialize(&bytes)
+fn check_tensors(path: &Path, bytes: &[u8], meta: &CheckpointMeta) -> Result<(), ModelError> {
+    let file = safetensors::SafeTensors::deserialize(bytes)
         .map_err(|e| error(path, format!("not a safetensors file (truncated or corrupted?): {e}")))?;
     let expected = tensor_shapes(&meta.config, meta.layout.channels());
     if file.len() != expected.len() {
@@ -193,14 +200,15 @@ pub fn load(
     expected_rules: Option<&Ruleset>,
     device: &Device,
 ) -> Result<(StrategoNet, CheckpointMeta), ModelError> {
-    let meta = read_meta(path)?;
+    let bytes = read(path)?;
+    let meta = meta_of(path, &bytes)?;
     if let Some(layout) = expected_layout.filter(|&l| l != meta.layout) {
         return Err(error(path, format!("written for the {} observation layout, expected {layout}", meta.layout)));
     }
     if let Some(rules) = expected_rules {
         rules.expect_same(&meta.rules).map_err(|e| error(path, e.to_string()))?;
     }
-    check_tensors(path, &meta)?;
+    check_tensors(path, &bytes, &meta)?;
     let mut net = StrategoNet::new(&meta.config, meta.layout, device);
     let mut store = SafetensorsStore::from_file(path);
     let applied = net.load_from(&mut store).map_err(|e| error(path, format!("cannot load the weights: {e}")))?;

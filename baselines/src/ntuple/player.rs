@@ -18,7 +18,8 @@ const TIE: f64 = 1e-9;
 /// value is a number (the tables' bound at load keeps sums finite, so this
 /// is a defect elsewhere, reported rather than panicked on).
 pub fn pick_best(values: &[f64], rng: &mut AgentRng) -> Option<usize> {
-    let best = values.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, f64::max);
+    // `f64::max` passes over NaN, so a NaN value is never the best.
+    let best = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let ties: Vec<usize> = (0..values.len()).filter(|&i| values[i] >= best - TIE).collect();
     (!ties.is_empty()).then(|| ties[rng.random_range(0..ties.len())])
 }

@@ -155,11 +155,9 @@ impl NTupleRun {
                     return NTupleRun::start(dir, config, net, true);
                 }
                 Err(e) => {
-                    let _ = std::io::Write::write_fmt(
-                        &mut std::io::stderr(),
-                        format_args!("{}: skipped: {}; trying an older one\n", latest.path.display(), e.why),
-                    );
-                    skipped.push(format!("{}: {}", latest.path.display(), e.why));
+                    let line = format!("{}: skipped: {}", latest.path.display(), e.why);
+                    crate::say(&format!("{line}; trying an older one"));
+                    skipped.push(line);
                 }
             }
         }
