@@ -1,0 +1,93 @@
+//! The lab's players for Python: a player spec (`random`, `greedy`,
+//! `expectimax:...`, `ntuple:PATH`, `net:PATH`) built by the command line's
+//! registry, choosing moves for `StrategoState`s from the information view
+//! of the side to move, as in the arena.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use rand::SeedableRng;
+use stratego_players::view::public_history;
+use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
+
+use crate::stratego::{rules_arg, StrategoState};
+use crate::value_error;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Bot>()?;
+    m.add_function(wrap_pyfunction!(player_kinds, m)?)?;
+    Ok(())
+}
+
+/// Every registered kind of player, as the command line's help lists them.
+#[pyfunction]
+fn player_kinds() -> String {
+    stratego_learner::evaluate::players().known()
+}
+
+/// One player, for games under one ruleset.
+#[pyclass(module = "stratego_lab._core")]
+pub struct Bot {
+    factory: Arc<dyn PlayerFactory>,
+    player: Mutex<Box<dyn Player>>,
+    rng: Mutex<AgentRng>,
+    seed: u64,
+    rules: stratego_engine::Ruleset,
+}
+
+#[pymethods]
+impl Bot {
+    /// The player of `spec` for games under `rules`; a bad spec, a missing
+    /// file or a player trained for other rules is a `ValueError`.
+    #[new]
+    #[pyo3(signature = (spec, rules = None, seed = 0))]
+    fn new(py: Python<'_>, spec: &str, rules: Option<&Bound<'_, PyAny>>, seed: u64) -> PyResult<Bot> {
+        let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
+        let factory = py
+            .detach(|| stratego_learner::evaluate::players().factory(spec))
+            .map_err(value_error)?;
+        factory.check_rules(&rules).map_err(value_error)?;
+        let player = factory.make();
+        Ok(Bot { factory, player: Mutex::new(player), rng: Mutex::new(AgentRng::seed_from_u64(seed)), seed, rules })
+    }
+
+    /// The player's canonical name.
+    #[getter]
+    fn name(&self) -> String {
+        self.factory.name()
+    }
+
+    /// The move the player makes in `state` for its side to move, as an
+    /// action id in that side's frame.
+    fn step(&self, py: Python<'_>, state: &StrategoState) -> PyResult<u16> {
+        let state = &state.state;
+        if state.rules() != &self.rules {
+            return Err(value_error(format!(
+                "the bot plays {} ({}), the state is under {} ({})",
+                self.rules.id(),
+                self.rules,
+                state.rules().id(),
+                state.rules()
+            )));
+        }
+        let mover = state.current_player().ok_or_else(|| value_error("the game is over: there is no move to choose"))?;
+        let mut player = self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
+        let mut rng = self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
+        let (player, rng): (&mut Box<dyn Player>, &mut AgentRng) = (&mut player, &mut rng);
+        let mv = py
+            .detach(|| {
+                let history = public_history(state);
+                let view = InfoView::new(state, &history);
+                player.choose_move(&view, rng)
+            })
+            .map_err(value_error)?;
+        mv.to_action(mover).ok_or_else(|| value_error(format!("the player chose {mv}, which is not along a line")))
+    }
+
+    /// Forgets the game: a new player, its generator back at the seed.
+    fn restart(&self) -> PyResult<()> {
+        *self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))? = self.factory.make();
+        *self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))? = AgentRng::seed_from_u64(self.seed);
+        Ok(())
+    }
+}

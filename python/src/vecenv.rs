@@ -1,0 +1,281 @@
+//! `VecEnv` for Python: the engine's batched environment, writing each
+//! step's observations, legal masks, rewards, done flags and end reasons
+//! straight into numpy arrays it owns, with the GIL released while the
+//! engine steps.
+
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_engine::speed::measure_vecenv;
+use stratego_engine::vecenv::{FinishedGame, SetupSource, VecEnv as Engine};
+use stratego_engine::{ActionId, Layout, PieceSet, Ruleset, Setup, NUM_ACTIONS};
+use stratego_players::SetupPolicy;
+
+use crate::stratego::{parse_layout, parse_setup_policy, rules_arg, StrategoState};
+use crate::value_error;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<VecEnv>()?;
+    m.add_function(wrap_pyfunction!(rust_vecenv_steps_per_second, m)?)?;
+    Ok(())
+}
+
+/// Both sides' setups from one setup policy.
+struct PolicySetups(SetupPolicy, PieceSet);
+
+impl SetupSource for PolicySetups {
+    fn setups(&self, rng: &mut Xoshiro256PlusPlus) -> (Setup, Setup) {
+        (self.0.choose(self.1, rng), self.0.choose(self.1, rng))
+    }
+}
+
+/// The engine's own figure for the same loop as a Python `VecEnv` run
+/// (sample + step + observe + legal mask, classic rules), in game steps per
+/// second on the threads of the current rayon pool: the anchor of the
+/// Python benchmark, measured in the same process.
+#[pyfunction]
+fn rust_vecenv_steps_per_second(py: Python<'_>, layout: &str, batch: usize, steps: usize, seed: u64) -> PyResult<f64> {
+    let layout = parse_layout(layout)?;
+    if batch == 0 || steps == 0 {
+        return Err(value_error("batch and steps must be at least 1"));
+    }
+    Ok(py.detach(|| measure_vecenv(layout, batch, steps, seed)))
+}
+
+/// The actions as a contiguous int64 array: taken as they are when they
+/// already are one (no copy), converted from any other integer array or a
+/// list; anything else (floats above all) is a `ValueError`.
+fn int64_actions<'py>(py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArray1<'py, i64>> {
+    if let Ok(array) = actions.extract::<PyReadonlyArray1<'py, i64>>() {
+        if array.is_contiguous() {
+            return Ok(array);
+        }
+    }
+    let numpy = py.import("numpy")?;
+    let array = numpy.call_method1("asarray", (actions,))?;
+    let kind: String = array.getattr("dtype")?.getattr("kind")?.extract()?;
+    if kind != "i" && kind != "u" {
+        let dtype = array.getattr("dtype")?.str()?.to_string();
+        return Err(value_error(format!("actions must be integers, not {dtype}")));
+    }
+    let array = numpy.call_method1("ascontiguousarray", (array, numpy.getattr("int64")?))?;
+    array.extract::<PyReadonlyArray1<'py, i64>>().map_err(|_| value_error("the actions must be one id per game"))
+}
+
+/// The arrays a step writes, allocated once.
+struct Buffers {
+    obs: Py<PyArray4<f32>>,
+    legal: Py<PyArray2<bool>>,
+    rewards: Py<PyArray1<f32>>,
+    done: Py<PyArray1<bool>>,
+    reason: Py<PyArray1<i8>>,
+    to_play: Py<PyArray1<u8>>,
+}
+
+/// B games of Stratego stepped together (see python/stratego_lab/vecenv.py
+/// for the Python face).
+#[pyclass(module = "stratego_lab._core")]
+pub struct VecEnv {
+    rules: Ruleset,
+    layout: Layout,
+    policy: SetupPolicy,
+    batch: usize,
+    seed: u64,
+    env: Engine,
+    buffers: Buffers,
+    finished: Vec<FinishedGame>,
+    actions: Vec<ActionId>,
+}
+
+impl VecEnv {
+    fn engine(rules: Ruleset, policy: SetupPolicy, batch: usize, seed: u64) -> PyResult<Engine> {
+        Engine::with_setups(rules, batch, seed, Box::new(PolicySetups(policy, rules.piece_set))).map_err(value_error)
+    }
+
+    /// Observations, masks and players of the games as they stand.
+    fn write_views(&mut self, py: Python<'_>) -> PyResult<()> {
+        let b = &self.buffers;
+        let mut obs = b.obs.bind(py).readwrite();
+        let mut legal = b.legal.bind(py).readwrite();
+        let mut to_play = b.to_play.bind(py).readwrite();
+        let (obs, legal, to_play) = (
+            obs.as_slice_mut().expect("our arrays are contiguous"),
+            legal.as_slice_mut().expect("our arrays are contiguous"),
+            to_play.as_slice_mut().expect("our arrays are contiguous"),
+        );
+        let (env, layout) = (&self.env, self.layout);
+        py.detach(|| {
+            env.observe(layout, obs)?;
+            env.legal_mask(legal)?;
+            env.current_players(to_play)
+        })
+        .map_err(value_error)
+    }
+
+    fn outputs<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyTuple> {
+        let b = &self.buffers;
+        pyo3::types::PyTuple::new(
+            py,
+            [
+                b.obs.bind(py).as_any(),
+                b.legal.bind(py).as_any(),
+                b.rewards.bind(py).as_any(),
+                b.done.bind(py).as_any(),
+                b.reason.bind(py).as_any(),
+            ],
+        )
+        .expect("a tuple of five arrays")
+    }
+}
+
+#[pymethods]
+impl VecEnv {
+    /// `batch` games under `rules` (canonical text or `classic`/`barrage`),
+    /// observed in `layout` (`compact` or `full`), with setups from `setups`
+    /// (`random` or `handcrafted`), seeded: the same seed gives the same
+    /// games.
+    #[new]
+    #[pyo3(signature = (batch, rules = None, layout = "compact", setups = "random", seed = 0))]
+    fn new(py: Python<'_>, batch: usize, rules: Option<&Bound<'_, PyAny>>, layout: &str, setups: &str, seed: u64) -> PyResult<VecEnv> {
+        const MAX_BATCH: usize = 1 << 16;
+        if !(1..=MAX_BATCH).contains(&batch) {
+            return Err(value_error(format!("batch {batch} is not in 1-{MAX_BATCH}")));
+        }
+        let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
+        let layout = parse_layout(layout)?;
+        let policy = parse_setup_policy(setups)?;
+        let env = VecEnv::engine(rules, policy, batch, seed)?;
+        let buffers = Buffers {
+            obs: PyArray4::<f32>::zeros(py, [batch, layout.channels(), 10, 10], false).unbind(),
+            legal: PyArray2::<bool>::zeros(py, [batch, NUM_ACTIONS], false).unbind(),
+            rewards: PyArray1::<f32>::zeros(py, batch, false).unbind(),
+            done: PyArray1::<bool>::zeros(py, batch, false).unbind(),
+            reason: PyArray1::<i8>::zeros(py, batch, false).unbind(),
+            to_play: PyArray1::<u8>::zeros(py, batch, false).unbind(),
+        };
+        let mut this = VecEnv {
+            rules,
+            layout,
+            policy,
+            batch,
+            seed,
+            env,
+            buffers,
+            finished: Vec::with_capacity(batch),
+            actions: vec![0; batch],
+        };
+        this.write_views(py)?;
+        Ok(this)
+    }
+
+    /// Starts every game again from the seed (or a new seed) and returns
+    /// `(obs, legal)`.
+    #[pyo3(signature = (seed = None))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: Option<u64>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        if let Some(seed) = seed {
+            self.seed = seed;
+        }
+        self.env = VecEnv::engine(self.rules, self.policy, self.batch, self.seed)?;
+        self.write_views(py)?;
+        let b = &self.buffers;
+        b.rewards.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(0.0);
+        b.done.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(false);
+        b.reason.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(-1);
+        Ok((b.obs.bind(py).clone().into_any(), b.legal.bind(py).clone().into_any()))
+    }
+
+    /// Plays one action per game (ids in each mover's frame) and returns
+    /// `(obs, legal, rewards, done, reason)`, the same arrays every step,
+    /// overwritten in place. `rewards[b]` is the finished game's return to
+    /// the player who made that last move (0 while it goes on); `reason[b]`
+    /// indexes `END_REASONS` (-1 while it goes on). A finished game starts
+    /// again at once, so `obs` and `legal` are the new game's. An illegal
+    /// action is a `ValueError` naming its game, and nothing is played.
+    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        let actions = int64_actions(py, actions)?;
+        let actions = actions.as_slice().map_err(|_| value_error("the actions are not a contiguous array"))?;
+        if actions.len() != self.batch {
+            return Err(value_error(format!("{} actions for {} games", actions.len(), self.batch)));
+        }
+        for (game, (&a, slot)) in actions.iter().zip(self.actions.iter_mut()).enumerate() {
+            *slot = crate::action_id(a, NUM_ACTIONS).map_err(|e| value_error(format!("game {game}: {e}")))?;
+        }
+        let b = &self.buffers;
+        let mut obs = b.obs.bind(py).readwrite();
+        let mut legal = b.legal.bind(py).readwrite();
+        let mut rewards = b.rewards.bind(py).readwrite();
+        let mut done = b.done.bind(py).readwrite();
+        let mut reason = b.reason.bind(py).readwrite();
+        let mut to_play = b.to_play.bind(py).readwrite();
+        let (obs, legal, rewards, done, reason, to_play) = (
+            obs.as_slice_mut().expect("our arrays are contiguous"),
+            legal.as_slice_mut().expect("our arrays are contiguous"),
+            rewards.as_slice_mut().expect("our arrays are contiguous"),
+            done.as_slice_mut().expect("our arrays are contiguous"),
+            reason.as_slice_mut().expect("our arrays are contiguous"),
+            to_play.as_slice_mut().expect("our arrays are contiguous"),
+        );
+        let (env, layout, finished, actions) = (&mut self.env, self.layout, &mut self.finished, &self.actions);
+        py.detach(|| {
+            env.step(actions, finished)?;
+            rewards.fill(0.0);
+            done.fill(false);
+            reason.fill(-1);
+            for game in finished.iter() {
+                // `to_play` still holds who made this step's move.
+                let mover = to_play[game.env] as usize;
+                rewards[game.env] = game.outcome.returns()[mover];
+                done[game.env] = true;
+                reason[game.env] = stratego_engine::state::EndReason::ALL
+                    .iter()
+                    .position(|&r| r == game.outcome.reason)
+                    .expect("every reason is listed") as i8;
+            }
+            env.observe(layout, obs)?;
+            env.legal_mask(legal)?;
+            env.current_players(to_play)
+        })
+        .map_err(value_error)?;
+        Ok(self.outputs(py))
+    }
+
+    /// A uniformly random legal action per game, from each game's own seeded
+    /// generator.
+    fn sample_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        let (env, actions) = (&mut self.env, &mut self.actions);
+        py.detach(|| env.sample_actions(actions)).map_err(value_error)?;
+        Ok(PyArray1::from_iter(py, self.actions.iter().map(|&a| a as i64)))
+    }
+
+    /// The side to move of each game (0 Red, 1 Blue): the same array every
+    /// step.
+    #[getter]
+    fn to_play<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.buffers.to_play.bind(py).clone()
+    }
+
+    #[getter]
+    fn batch_size(&self) -> usize {
+        self.batch
+    }
+
+    #[getter]
+    fn layout(&self) -> &'static str {
+        self.layout.name()
+    }
+
+    #[getter]
+    fn rules(&self) -> String {
+        self.rules.canonical()
+    }
+
+    /// Game `env` as a `StrategoState` (a copy, for inspection).
+    fn state(&self, env: usize) -> PyResult<StrategoState> {
+        let state = self.env.state(env).ok_or_else(|| value_error(format!("game {env} is not in 0-{}", self.batch - 1)))?;
+        Ok(StrategoState::new(state.clone()))
+    }
+
+    fn __len__(&self) -> usize {
+        self.batch
+    }
+}

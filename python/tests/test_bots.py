@@ -1,0 +1,101 @@
+"""The lab's players as OpenSpiel bots, and OpenSpiel's own search bots on
+CoToan (the CoToan paper's usability check: one MCTS and one alpha-beta
+decision on fixture states)."""
+
+import pathlib
+import unittest
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import evaluate_bots, mcts, minimax
+
+import stratego_lab
+from stratego_lab import _core
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+NTUPLE = ROOT / "registrations" / "ntuple-td.safetensors"
+NETWORK = ROOT / "registrations" / "cpu-continue.safetensors"
+
+
+class LabBots(unittest.TestCase):
+    def play_one_game(self, spec, game):
+        bot = stratego_lab.make_bot(spec, game, seed=1)
+        self.assertIsInstance(bot, pyspiel.Bot)
+        rival = pyspiel.make_uniform_random_bot(1, 7)
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), [bot, rival], np.random.RandomState(4))
+        self.assertEqual(sum(returns), 0.0)
+        return returns
+
+    def test_each_kind_of_player_plays_a_game_against_openspiels_random_bot(self):
+        classic = pyspiel.load_game("stratego")
+        for spec in ["random", "greedy", "expectimax:depth=1", f"ntuple:{NTUPLE}", f"net:{NETWORK}"]:
+            with self.subTest(spec=spec):
+                self.play_one_game(spec, classic)
+
+    def test_a_searching_bot_beats_uniform_random_play(self):
+        # Greedy wins nearly every game against uniform random moves: a bot
+        # wired to the wrong side or frame would not.
+        game = pyspiel.load_game("stratego(max-plies=1000)")
+        wins = sum(self.play_one_game("greedy", game)[0] > 0 for _ in range(3))
+        self.assertGreaterEqual(wins, 2)
+
+    def test_a_bot_refuses_rules_its_tables_were_not_trained_for(self):
+        with self.assertRaisesRegex(ValueError, "trained for"):
+            stratego_lab.make_bot(f"ntuple:{NTUPLE}", pyspiel.load_game("stratego(pieces=barrage)"))
+
+    def test_bad_specs_are_value_errors(self):
+        for spec in ["nonsense", "expectimax:depth=banana", "ntuple:/no/such/file"]:
+            with self.subTest(spec=spec), self.assertRaises(ValueError):
+                stratego_lab.make_bot(spec)
+
+    def test_a_bot_refuses_a_state_before_the_deals_and_after_the_end(self):
+        bot = stratego_lab.make_bot("random")
+        with self.assertRaises(ValueError):
+            bot.step(pyspiel.load_game("stratego").new_initial_state())
+
+
+def fixtures(game, **kw):
+    """Nonterminal fixture states of a CoToan task, as OpenSpiel states."""
+    states = [game.state_from_snapshot(s) for s in _core.cotoan_fixtures(game.settings, **kw)]
+    return [s for s in states if not s.is_terminal()]
+
+
+def score_margin(state, player):
+    """Material captured by `player` minus the opponent's, for a heuristic search."""
+    if state.is_terminal():
+        return 100.0 * state.returns()[player]
+    scores = state.engine_state.scores()
+    return float(scores[player] - scores[1 - player])
+
+
+class CoToanSearch(unittest.TestCase):
+    def test_mcts_decides_on_fixtures(self):
+        game = pyspiel.load_game("cotoan(horizon=40)")
+        bot = mcts.MCTSBot(
+            game,
+            uct_c=2.0,
+            max_simulations=40,
+            evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0)),
+            random_state=np.random.RandomState(0),
+        )
+        for state in fixtures(game, games=1, plies=10, synthetic=2)[:4]:
+            action = bot.step(state)
+            self.assertIn(action, state.legal_actions())
+
+    def test_alpha_beta_decides_on_fixtures_and_finds_a_winning_capture(self):
+        game = pyspiel.load_game("cotoan(threshold=5)")
+        winning = 0
+        for state in fixtures(game, seed=3, games=2, plies=30, synthetic=6):
+            me = state.current_player()
+            value, action = minimax.alpha_beta_search(game, state, lambda s: score_margin(s, me), 1, me)
+            self.assertIn(action, state.legal_actions())
+            wins = [a for a in state.legal_actions() if state.child(a).is_terminal() and state.child(a).returns()[me] > 0]
+            if wins:
+                winning += 1
+                self.assertIn(action, wins)
+                self.assertEqual(value, 1.0)  # a terminal win is its return
+        self.assertGreater(winning, 0, "no fixture had a winning capture: the known-answer check never ran")
+
+
+if __name__ == "__main__":
+    unittest.main()
