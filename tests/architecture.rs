@@ -88,7 +88,8 @@ const LAYERS: &[&[&str]] = &[
     &["cotoan", "players", "model"],
     &["baselines", "evaluation", "netplayer", "selfplay"],
     &["learner"],
-    &["stratego"],
+    // The two front ends: the command line and the Python package.
+    &["stratego", "python"],
 ];
 
 fn layer(package: &str) -> usize {

@@ -1,9 +1,13 @@
 //! RQ1 in CI: the CoToan engine against its GDL description (gdl/cotoan.kif),
 //! through tools/cotoan_conformance.py and clingo, on the checker's quick
-//! sample (every settings combination of the checker, all 32 operator masks).
+//! sample (every settings combination of the checker, all 32 operator masks),
+//! with the OpenSpiel environment of the lab's Python package as the third
+//! representation.
 //!
-//! These tests need `python3` with the clingo package; without it they fail
-//! and say how to install it, rather than passing silently.
+//! These tests need `python3` with the clingo package and the lab's package
+//! (`python3 -m pip install ./python`, which the README's test command runs
+//! first); without them they fail and say how to install them, rather than
+//! passing silently.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -13,11 +17,16 @@ fn root() -> &'static Path {
 }
 
 /// Fails the test unless `python3 -c "import clingo"` works.
-fn require_clingo() {
+fn require_python_packages() {
     let ok = Command::new("python3").args(["-c", "import clingo"]).status().is_ok_and(|s| s.success());
     assert!(
         ok,
         "the CoToan GDL conformance check needs python3 with the clingo package: run `python3 -m pip install clingo`"
+    );
+    let ok = Command::new("python3").args(["-c", "import stratego_lab"]).status().is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "the conformance check's OpenSpiel representation needs the lab's Python package: run `python3 -m pip install ./python`"
     );
 }
 
@@ -32,7 +41,8 @@ fn checker(args: &[&str]) -> Output {
 }
 
 /// `(states, mismatches)` from the checker's last line,
-/// `cotoan-conformance states=N successors=.. settings=.. masks=.. mismatches=M`.
+/// `cotoan-conformance states=N successors=.. settings=.. masks=.. openspiel=N mismatches=M`;
+/// every state went through the OpenSpiel representation too.
 fn summary(o: &Output) -> (usize, usize) {
     let text = String::from_utf8_lossy(&o.stdout);
     let line = text
@@ -46,12 +56,13 @@ fn summary(o: &Output) -> (usize, usize) {
             .unwrap_or_else(|| panic!("no {key} in {line}"))
     };
     assert_eq!(field("masks="), 32, "all 32 operator masks: {line}");
+    assert_eq!(field("openspiel="), field("states="), "every state through OpenSpiel: {line}");
     (field("states="), field("mismatches="))
 }
 
 #[test]
 fn the_engine_agrees_with_the_gdl_description_on_the_ci_sample() {
-    require_clingo();
+    require_python_packages();
     let o = checker(&["--sample"]);
     let (states, mismatches) = summary(&o);
     assert!(states > 0, "no states compared");
@@ -63,7 +74,7 @@ fn the_engine_agrees_with_the_gdl_description_on_the_ci_sample() {
 /// disagrees with the engine at once.
 #[test]
 fn the_check_reports_a_rule_difference() {
-    require_clingo();
+    require_python_packages();
     let text = std::fs::read_to_string(root().join("gdl/cotoan.kif")).unwrap();
     assert_eq!(text.matches("(leq ?k ?v))").count(), 1, "the mutation site moved");
     let dir: PathBuf = std::env::temp_dir().join(format!("cotoan-gdl-mutant-{}", std::process::id()));

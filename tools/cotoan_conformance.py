@@ -14,7 +14,13 @@ them, and compares:
 - the successor of every legal move, fluent by fluent;
 - the outcome of successors: every successor the engine calls terminal and
   `--successor-outcomes K` seeded others per state (`all` for every one);
-- the GDL initial state against the engine's start of every task.
+- the GDL initial state against the engine's start of every task;
+- the OpenSpiel environment (the `cotoan` game that `import stratego_lab`
+  registers with pyspiel), as the third representation: for every state,
+  its legal actions, side to move, terminal verdict, winner and reason and
+  returns, and for every legal action the successor's snapshot and outcome
+  through `state.child(action)`, against the engine's verdicts (which GDL
+  checks above), so the three agree.
 
 The comparison itself runs inside clingo (the engine's verdicts become
 `e_*` facts, differences `d_*` atoms), with counters that must equal the
@@ -26,7 +32,9 @@ the number of states and mismatches; zero mismatches is the bar (exit status
     cargo build && python3 tools/cotoan_conformance.py     # full run
     python3 tools/cotoan_conformance.py --sample           # the CI sample (a few seconds)
 
-Needs the clingo Python package: `python3 -m pip install clingo`.
+Needs the clingo Python package (`python3 -m pip install clingo`) and the
+lab's Python package (`python3 -m pip install ./python`; `--no-openspiel`
+leaves the third representation out).
 """
 
 import argparse
@@ -297,6 +305,75 @@ def context_index(symbol):
     return int(inner.split(",", 1)[0].rstrip(")"))
 
 
+# ---- the OpenSpiel representation ------------------------------------------------------
+
+
+def openspiel_expected(verdict):
+    """The engine's verdict as the OpenSpiel state should report it: (terminal,
+    outcome text, returns)."""
+    if not verdict["terminal"]:
+        return False, None, [0.0, 0.0]
+    winner = verdict["winner"]
+    text = f"{winner}-wins {verdict['reason']}" if winner else f"draw {verdict['reason']}"
+    returns = {"red": [1.0, -1.0], "blue": [-1.0, 1.0], None: [0.0, 0.0]}[winner]
+    return True, text, returns
+
+
+class OpenSpielSide:
+    """The `cotoan` OpenSpiel game of stratego_lab, one game object per task."""
+
+    def __init__(self):
+        try:
+            import pyspiel
+            import stratego_lab  # noqa: F401 - registers the games
+        except ImportError as e:
+            raise SystemExit(
+                f"error: the OpenSpiel representation needs the lab's Python package ({e}); "
+                "install it with `python3 -m pip install ./python`, or pass --no-openspiel"
+            )
+        self.pyspiel = pyspiel
+        self.games = {}
+        self.states = self.successors = 0
+
+    def game(self, settings):
+        if settings not in self.games:
+            kv = dict(f.split("=", 1) for f in settings.partition(":")[2].split(","))
+            params = {k: int(v) if v.isdigit() else v for k, v in kv.items()}
+            game = self.pyspiel.load_game("cotoan", params)
+            if game.settings != settings:
+                raise SystemExit(f"error: OpenSpiel's cotoan{params} is {game.settings}, not {settings}")
+            self.games[settings] = game
+        return self.games[settings]
+
+    def problems(self, record):
+        """What the OpenSpiel state of a record says differently from the engine."""
+        out = []
+        state = self.game(record["settings"]).state_from_snapshot(record["snapshot"])
+        side = record["snapshot"].split()[2]
+
+        def verdict_problems(where, st, verdict):
+            terminal, text, returns = openspiel_expected(verdict)
+            found = (st.is_terminal(), st.outcome() if st.is_terminal() else None, list(st.returns()))
+            if found != (terminal, text, returns):
+                out.append(f"openspiel {where}: {found} where the engine has {(terminal, text, returns)}")
+
+        verdict_problems("state", state, record)
+        if not record["terminal"]:
+            expected_player = {"red": 0, "blue": 1}[side]
+            if state.current_player() != expected_player:
+                out.append(f"openspiel: player {state.current_player()} to move, the engine has {side}")
+        if state.legal_actions() != sorted(record["legal"]):
+            out.append(f"openspiel legal actions {state.legal_actions()} where the engine has {sorted(record['legal'])}")
+        for s in record["successors"]:
+            child = state.child(s["action"])
+            if str(child) != s["snapshot"]:
+                out.append(f"openspiel successor of {s['action']}: {child} where the engine has {s['snapshot']}")
+            verdict_problems(f"successor of {s['action']}", child, s)
+            self.successors += 1
+        self.states += 1
+        return out
+
+
 # ---- engine, initial states ---------------------------------------------------------
 
 
@@ -359,6 +436,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=cores, help="clingo calls in parallel (default: the usable cores)")
     parser.add_argument("--gdl", type=Path, default=GDL_PATH, help="the GDL description (default gdl/cotoan.kif)")
     parser.add_argument("--show", type=int, default=5, help="mismatching states to print in full")
+    parser.add_argument("--no-openspiel", action="store_true", help="leave out the OpenSpiel representation")
     args = parser.parse_args()
     if args.sample:
         args.games, args.plies, args.synthetic, args.successor_outcomes = 1, 3, 1, "1"
@@ -372,6 +450,7 @@ def main():
     if stale:
         raise SystemExit(f"error: {stale}")
     program, _ = translate(gdl_text)
+    openspiel = None if args.no_openspiel else OpenSpielSide()
     settings = settings_matrix()
     init = gdl_init(program)
     problems = {}  # record index -> list of problems
@@ -408,7 +487,11 @@ def main():
                 roots, successors, totals = batch_facts(chunk, first, successor_outcomes, args.seed)
                 jobs.append((program, roots, successors))
                 expected.append(totals)
-                for r in chunk:
+                for k, r in enumerate(chunk):
+                    if openspiel is not None:
+                        found = openspiel.problems(r)
+                        if found:
+                            problems.setdefault(first + k, []).extend(found)
                     counts["successors"] += len(r["successors"])
                     counts["terminal successors"] += sum(1 for x in r["successors"] if x["terminal"])
                     r["successors"] = None  # compared below: free the memory
@@ -465,10 +548,13 @@ def main():
         print(f"  {key}: {counts[key]}")
     for key in sorted(COUNTERS.values()):
         print(f"  compared {key}: engine {engine_totals[key]}, gdl {derived[key]}")
+    if openspiel is not None:
+        print(f"  openspiel: {openspiel.states} states and {openspiel.successors} successors compared")
     print(f"time: {time.time() - started:.1f} s ({calls} clingo calls, {args.jobs} in parallel)")
     print(
         f"cotoan-conformance states={states} successors={counts['successors']} "
-        f"settings={len(settings)} masks={len(masks)} mismatches={mismatches}"
+        f"settings={len(settings)} masks={len(masks)} openspiel={openspiel.states if openspiel else 0} "
+        f"mismatches={mismatches}"
     )
     return 0 if mismatches == 0 and states > 0 else 1
 

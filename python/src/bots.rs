@@ -43,9 +43,7 @@ impl Bot {
     #[pyo3(signature = (spec, rules = None, seed = 0))]
     fn new(py: Python<'_>, spec: &str, rules: Option<&Bound<'_, PyAny>>, seed: u64) -> PyResult<Bot> {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
-        let factory = py
-            .detach(|| stratego_learner::evaluate::players().factory(spec))
-            .map_err(value_error)?;
+        let factory = py.detach(|| stratego_learner::evaluate::players().factory(spec)).map_err(value_error)?;
         factory.check_rules(&rules).map_err(value_error)?;
         let player = factory.make();
         Ok(Bot { factory, player: Mutex::new(player), rng: Mutex::new(AgentRng::seed_from_u64(seed)), seed, rules })
@@ -70,7 +68,8 @@ impl Bot {
                 state.rules()
             )));
         }
-        let mover = state.current_player().ok_or_else(|| value_error("the game is over: there is no move to choose"))?;
+        let mover =
+            state.current_player().ok_or_else(|| value_error("the game is over: there is no move to choose"))?;
         let mut player = self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
         let mut rng = self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
         let (player, rng): (&mut Box<dyn Player>, &mut AgentRng) = (&mut player, &mut rng);
@@ -87,7 +86,8 @@ impl Bot {
     /// Forgets the game: a new player, its generator back at the seed.
     fn restart(&self) -> PyResult<()> {
         *self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))? = self.factory.make();
-        *self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))? = AgentRng::seed_from_u64(self.seed);
+        *self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))? =
+            AgentRng::seed_from_u64(self.seed);
         Ok(())
     }
 }

@@ -33,10 +33,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(layout_channels, m)?)?;
     m.add_function(wrap_pyfunction!(stratego_action_to_string, m)?)?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
-    m.add(
-        "END_REASONS",
-        stratego_engine::state::EndReason::ALL.iter().map(|r| r.name()).collect::<Vec<_>>(),
-    )?;
+    m.add("END_REASONS", stratego_engine::state::EndReason::ALL.iter().map(|r| r.name()).collect::<Vec<_>>())?;
     m.add_class::<StrategoState>()?;
     Ok(())
 }
@@ -335,14 +332,9 @@ impl StrategoState {
 fn ply_text(ply: &PublicPly) -> String {
     match ply.battle {
         None => format!("{} {}", ply.player, ply.mv),
-        Some(b) => format!(
-            "{} {} {} attacks {}: {:?}",
-            ply.player,
-            ply.mv,
-            b.attacker.letter(),
-            b.defender.letter(),
-            b.result
-        ),
+        Some(b) => {
+            format!("{} {} {} attacks {}: {:?}", ply.player, ply.mv, b.attacker.letter(), b.defender.letter(), b.result)
+        }
     }
 }
 

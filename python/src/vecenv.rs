@@ -136,7 +136,14 @@ impl VecEnv {
     /// games.
     #[new]
     #[pyo3(signature = (batch, rules = None, layout = "compact", setups = "random", seed = 0))]
-    fn new(py: Python<'_>, batch: usize, rules: Option<&Bound<'_, PyAny>>, layout: &str, setups: &str, seed: u64) -> PyResult<VecEnv> {
+    fn new(
+        py: Python<'_>,
+        batch: usize,
+        rules: Option<&Bound<'_, PyAny>>,
+        layout: &str,
+        setups: &str,
+        seed: u64,
+    ) -> PyResult<VecEnv> {
         const MAX_BATCH: usize = 1 << 16;
         if !(1..=MAX_BATCH).contains(&batch) {
             return Err(value_error(format!("batch {batch} is not in 1-{MAX_BATCH}")));
@@ -191,7 +198,11 @@ impl VecEnv {
     /// indexes `END_REASONS` (-1 while it goes on). A finished game starts
     /// again at once, so `obs` and `legal` are the new game's. An illegal
     /// action is a `ValueError` naming its game, and nothing is played.
-    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+    fn step<'py>(
+        &mut self,
+        py: Python<'py>,
+        actions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
         let actions = int64_actions(py, actions)?;
         let actions = actions.as_slice().map_err(|_| value_error("the actions are not a contiguous array"))?;
         if actions.len() != self.batch {
@@ -271,7 +282,8 @@ impl VecEnv {
 
     /// Game `env` as a `StrategoState` (a copy, for inspection).
     fn state(&self, env: usize) -> PyResult<StrategoState> {
-        let state = self.env.state(env).ok_or_else(|| value_error(format!("game {env} is not in 0-{}", self.batch - 1)))?;
+        let state =
+            self.env.state(env).ok_or_else(|| value_error(format!("game {env} is not in 0-{}", self.batch - 1)))?;
         Ok(StrategoState::new(state.clone()))
     }
 

@@ -1,0 +1,149 @@
+"""Bad input at every Python entry point: a Python exception carrying the
+engine's message, never a crash of the interpreter. What reaches the lab's
+code is a ValueError; OpenSpiel's own framing checks (an unknown parameter
+name, action id -1, a serialization without its three lines) raise
+pyspiel.SpielError before anything of ours runs."""
+
+import base64
+import pickle
+import unittest
+
+import pyspiel
+
+import stratego_lab  # noqa: F401 - registers the games
+from stratego_lab import _core
+
+
+class Parameters(unittest.TestCase):
+    def test_bad_values_are_value_errors_with_the_engines_message(self):
+        cases = {
+            "stratego(pieces=checkers)": "pieces",
+            "stratego(two-square=99)": "largest supported limit 15",
+            "stratego(chase=maybe)": "not on or off",
+            "stratego(max-plies=0)": "max-plies",
+            "stratego(setups=clever)": "random",
+            "stratego(deals=0)": "deals",
+            "cotoan(threshold=99)": "threshold",
+            "cotoan(operators=pow)": "operators",
+            "cotoan(horizon-rule=coin)": "horizon-rule",
+            "cotoan(start=green)": "start",
+            "cotoan(horizon=0)": "horizon",
+        }
+        for text, words in cases.items():
+            with self.subTest(game=text), self.assertRaisesRegex(ValueError, words):
+                pyspiel.load_game(text)
+
+    def test_unknown_parameter_names_are_openspiels_error(self):
+        with self.assertRaisesRegex(pyspiel.SpielError, "Unknown parameter 'colour'"):
+            pyspiel.load_game("stratego(colour=red)")
+
+    def test_the_games_refuse_unknown_parameters_themselves_too(self):
+        with self.assertRaisesRegex(ValueError, "unknown stratego parameter"):
+            stratego_lab.StrategoGame({"colour": "red"})
+        with self.assertRaisesRegex(ValueError, "unknown settings key"):
+            stratego_lab.CoToanGame({"colour": "red"})
+
+
+class Actions(unittest.TestCase):
+    def setUp(self):
+        self.game = pyspiel.load_game("stratego")
+        self.state = self.game.new_initial_state()
+
+    def test_bad_deals_are_value_errors(self):
+        for deal in [1024, 10**9]:
+            with self.subTest(deal=deal), self.assertRaisesRegex(ValueError, "chance outcomes"):
+                self.state.clone().apply_action(deal)
+
+    def test_bad_and_illegal_moves_are_value_errors_and_change_nothing(self):
+        self.state.apply_action(0)
+        self.state.apply_action(1)
+        before = self.state.serialize()
+        illegal = next(a for a in range(1800) if a not in self.state.legal_actions())
+        for action, words in [(1800, "outside the action space"), (10**6, "outside"), (illegal, "illegal move")]:
+            with self.subTest(action=action), self.assertRaisesRegex(ValueError, words):
+                self.state.apply_action(action)
+        self.assertEqual(self.state.serialize(), before)
+        with self.assertRaises(pyspiel.SpielError):
+            self.state.apply_action(-1)  # OpenSpiel's kInvalidAction check
+        with self.assertRaisesRegex(ValueError, "illegal move"):
+            self.state.engine_state.string_to_action("a1-a2")
+        with self.assertRaisesRegex(ValueError, "move"):
+            self.state.engine_state.string_to_action("castle")
+
+    def test_cotoan_bad_actions(self):
+        state = pyspiel.load_game("cotoan").new_initial_state()
+        for action in [9801, 0]:
+            with self.subTest(action=action), self.assertRaises(ValueError):
+                state.apply_action(action)
+
+
+class SerializedStates(unittest.TestCase):
+    def test_a_broken_frame_is_openspiels_error(self):
+        game = pyspiel.load_game("stratego")
+        for text in ["garbage", "history=1,2\nmove_number=2\n"]:
+            with self.subTest(text=text), self.assertRaises(pyspiel.SpielError):
+                game.deserialize_state(text)
+
+    def test_a_corrupt_engine_state_inside_the_frame_is_a_value_error(self):
+        game = pyspiel.load_game("stratego")
+        state = game.new_initial_state()
+        state.apply_action(0)
+        state.apply_action(1)
+        good = state.serialize()
+        head, _, encoded = good.rpartition("__dict__=")
+        attributes = pickle.loads(base64.b64decode(encoded))
+        text = attributes["_core"].serialize()
+        bad = pickle.dumps({**attributes, "_core": _Restore(text.replace("moves", "").replace(" red ", " purple "))})
+        with self.assertRaises(ValueError):
+            game.deserialize_state(head + "__dict__=" + base64.b64encode(bad).decode())
+
+    def test_engine_texts_are_checked(self):
+        with self.assertRaises(ValueError):
+            _core.StrategoState.deserialize("stratego-rules-v1:nonsense")
+        classic = pyspiel.load_game("stratego").new_initial_state()
+        classic.apply_action(0)
+        classic.apply_action(1)
+        text = classic.engine_state.serialize()
+        with self.assertRaisesRegex(ValueError, "mismatch"):
+            _core.StrategoState.deserialize(text, "barrage")
+        cotoan = pyspiel.load_game("cotoan(threshold=9)")
+        snapshot = pyspiel.load_game("cotoan").new_initial_state().engine_state.serialize()
+        with self.assertRaisesRegex(ValueError, "mismatch"):
+            cotoan.state_from_snapshot(snapshot)
+        for bad in ["", "a b c d", snapshot.replace(" red ", " purple ")]:
+            with self.subTest(snapshot=bad), self.assertRaises(ValueError):
+                _core.CoToanState.deserialize(bad)
+
+    def test_setups_and_players_are_checked(self):
+        with self.assertRaisesRegex(ValueError, "setup"):
+            _core.StrategoState.from_setups("classic", "F" * 40, "F" * 40)
+        state = pyspiel.load_game("stratego").new_initial_state()
+        state.apply_action(0)
+        state.apply_action(1)
+        for player in [2, -1]:
+            with self.subTest(player=player), self.assertRaisesRegex(ValueError, "player"):
+                state.engine_state.observation(player, "compact")
+        with self.assertRaisesRegex(ValueError, "layout"):
+            state.engine_state.observation(0, "tiny")
+
+    def test_an_unsupported_observation_type_is_a_value_error(self):
+        game = pyspiel.load_game("stratego")
+        public = pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+        )
+        with self.assertRaisesRegex(ValueError, "one player's view"):
+            game.make_py_observer(public)
+
+
+class _Restore:
+    """Pickles as the engine state's own restore call with a given text."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __reduce__(self):
+        return (_core.StrategoState.deserialize, (self.text,))
+
+
+if __name__ == "__main__":
+    unittest.main()
