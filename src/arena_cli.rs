@@ -10,12 +10,17 @@ use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stratego_baselines::bench::expectimax_nodes_per_second;
 use stratego_baselines::expectimax::ExpectimaxConfig;
-use stratego_evaluation::arena::{play_match, ArenaError, GameResult, MatchConfig, SetupMode};
+use stratego_baselines::values::value;
+use stratego_engine::{Color, EndReason, PieceType};
+use stratego_evaluation::arena::{
+    play_match, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode,
+};
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
 use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use stratego_evaluation::stats::Sprt;
+use stratego_players::player::{rules_note, self_restriction};
 use stratego_players::PlayerFactory;
 
 use crate::players;
@@ -42,6 +47,12 @@ pub struct MatchArgs {
     /// Replace the output directory if it exists.
     #[arg(long)]
     overwrite: bool,
+    /// Which players hold their own moves to their progress rules (those they
+    /// were trained under, else the lab's) where the match's rules lack them:
+    /// `both`, `a`, `b` or `none` (the match's rules alone). A restricted
+    /// player's opponent still moves by the match's rules.
+    #[arg(long, default_value = "both")]
+    self_restriction: String,
     #[command(flatten)]
     rules: RulesArgs,
 }
@@ -110,7 +121,8 @@ impl MatchArgs {
             Some(base) if !self.rules.given() => self.rules.over(base)?,
             _ => self.rules.ruleset()?,
         };
-        Ok(MatchConfig { rules, games: self.games, seed: self.seed, setups, sprt })
+        let self_restriction: SelfRestriction = self.self_restriction.parse()?;
+        Ok(MatchConfig { rules, games: self.games, seed: self.seed, setups, sprt, self_restriction })
     }
 
     /// Runs `work` on a pool of `--threads` workers (or the global pool).
@@ -176,8 +188,17 @@ fn check_rules<'a>(
     players: impl IntoIterator<Item = &'a Arc<dyn PlayerFactory>>,
     config: &MatchConfig,
 ) -> Result<(), CliError> {
-    for p in players {
+    for (i, p) in players.into_iter().enumerate() {
         p.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: p.name(), why })?;
+        // One line per player that plays under rules it was not trained for
+        // or holds itself to progress rules the match lacks.
+        // A ladder's players are each A in some pairings and B in others:
+        // only `both` and `none` apply to all of them alike.
+        let restricted = config.self_restriction.applies_to(i == 0);
+        let restriction = restricted.then(|| self_restriction(p.as_ref(), &config.rules)).flatten();
+        if let Some(note) = rules_note(p.as_ref(), &config.rules, restriction) {
+            crate::report(&note);
+        }
     }
     Ok(())
 }
@@ -234,6 +255,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
         .map_err(output)?;
     write!(out, "{}", summary.to_text()).map_err(output)?;
+    writeln!(out, "{}", cap_report(&result)?).map_err(output)?;
     writeln!(
         out,
         "results: {}\nrecords: {} ({} games)",
@@ -245,11 +267,50 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The games a cap ended, and who was ahead on material then: a player
+/// that is ahead should win rather than shuffle into the cap (issue 16,
+/// EVALUATION.md). Material is the true value of the pieces left
+/// (`stratego_baselines::values`, the Flag left out).
+fn cap_report(result: &MatchResult) -> Result<String, CliError> {
+    let (mut capped, mut a_ahead, mut b_ahead) = (0usize, 0usize, 0usize);
+    for game in &result.games {
+        if !matches!(game.outcome.reason, EndReason::PlyCap | EndReason::BattlelessCap) {
+            continue;
+        }
+        capped += 1;
+        let state = game.record.replay().map_err(|e| format!("game {}: {e}", game.index))?;
+        let material = |side: Color| -> f64 {
+            let pieces = state.board().pieces().filter(|(_, p)| p.color == side && p.kind != PieceType::Flag);
+            pieces.map(|(_, p)| value(p.kind)).sum()
+        };
+        let a = if game.a_is_red { Color::Red } else { Color::Blue };
+        match material(a).total_cmp(&material(a.opponent())) {
+            std::cmp::Ordering::Greater => a_ahead += 1,
+            std::cmp::Ordering::Less => b_ahead += 1,
+            std::cmp::Ordering::Equal => {}
+        }
+    }
+    let games = result.games.len().max(1) as f64;
+    let share = |n: usize| 100.0 * n as f64 / games;
+    Ok(format!(
+        "games ended at a cap: {capped} of {}; A ahead on material in {a_ahead} ({:.1} % of the games), B ahead in \
+         {b_ahead} ({:.1} %)",
+        result.games.len(),
+        share(a_ahead),
+        share(b_ahead)
+    ))
+}
+
 pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let players: Vec<Arc<dyn PlayerFactory>> =
         args.specs.iter().map(|s| players::factory(s)).collect::<Result<_, _>>()?;
     let settings = &args.settings;
     let config = settings.config(None, &players.iter().collect::<Vec<_>>())?;
+    if !matches!(config.self_restriction, SelfRestriction::Both | SelfRestriction::Neither) {
+        return Err(
+            "--self-restriction: a ladder's players are A in some pairings and B in others; give both or none".into()
+        );
+    }
     check_rules(&players, &config)?;
     let names: Vec<String> = players.iter().map(|p| slug(&p.name())).collect();
     let dir = settings.output_dir(&format!("ladder-{}-seed{}-{}games", names.join("-"), config.seed, config.games))?;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use clap::Args;
 use rand::SeedableRng;
 use stratego_evaluation::ucc::{self, UccEnd};
+use stratego_players::player::{rules_note, self_restriction};
 use stratego_players::AgentRng;
 
 use crate::{players, CliError};
@@ -30,6 +31,11 @@ pub struct UccBotArgs {
     /// Seed of the player's generator (default: from the clock, and written to the record).
     #[arg(long)]
     seed: Option<u64>,
+    /// Play by the referee's rules alone. By default the player holds its own
+    /// moves to its progress rules (two-square and more-squares: those it was
+    /// trained under, else the lab's), which the referee does not apply.
+    #[arg(long)]
+    no_self_restriction: bool,
 }
 
 pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
@@ -50,11 +56,16 @@ pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
         .create_new(true)
         .open(&path)
         .map_err(|e| format!("cannot create the record {}: {e}", path.display()))?;
+    let rules = ucc::ucc_rules();
+    let restriction = if args.no_self_restriction { None } else { self_restriction(factory.as_ref(), &rules) };
+    if let Some(note) = rules_note(factory.as_ref(), &rules, restriction) {
+        crate::report(&format!("ucc-bot: {note}"));
+    }
     let mut player = factory.make();
     let mut rng = AgentRng::seed_from_u64(seed);
     let stdin = io::stdin().lock();
-    let end =
-        ucc::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, Duration::from_millis(args.move_time_ms))?;
+    let move_time = Duration::from_millis(args.move_time_ms);
+    let end = ucc::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, move_time, restriction)?;
     if end == UccEnd::Closed {
         crate::report("ucc-bot: the referee closed the input without QUIT");
     }

@@ -187,6 +187,43 @@ fn ucc_bot_sets_up_moves_and_quits_on_the_referees_word() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Issue 16, point 3: n-tuple tables trained under the classic rules used
+/// to exit before sending a setup, since the referee's rules differ. Now the
+/// bot plays, saying in one stderr line that it keeps its own progress rules.
+#[test]
+fn ucc_bot_plays_tables_trained_under_other_progress_rules_and_says_so() {
+    let dir = scratch("ucc-ntuple");
+    let record = dir.join("game.txt");
+    let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/ntuple-td.safetensors");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
+        .args(["ucc-bot", "--agent", &format!("ntuple:{tables}"), "--seed", "2", "--record", record.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_bot = child.stdin.take().unwrap();
+    let mut from_bot = BufReader::new(child.stdout.take().unwrap());
+    writeln!(to_bot, "BLUE ./red 10 10").unwrap();
+    let setup: Vec<String> = (0..4)
+        .map(|_| {
+            let mut line = String::new();
+            from_bot.read_line(&mut line).unwrap();
+            line
+        })
+        .collect();
+    assert!(setup.iter().all(|l| l.len() == 11), "the bot sent its setup: {setup:?}");
+    writeln!(to_bot, "QUIT ./red RED SURRENDER 0 0 0").unwrap();
+    drop(to_bot);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("holds itself to the progress rules two-square=3,chase=on"), "{err}");
+    assert!(std::fs::read_to_string(&record).unwrap().contains("self-restriction two-square=3,chase=on"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bench_agents_prints_one_figure_per_line() {
     let o = stratego(&["bench", "agents", "--games", "4", "--positions", "2"]);

@@ -465,6 +465,7 @@ fn ucc_referee_sessions() {
             &mut stratego_players::player::AgentRng::seed_from_u64(1),
             1,
             std::time::Duration::from_millis(50),
+            None,
         )
         .map(drop)
         .map_err(|e| e.to_string())

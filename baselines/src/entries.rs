@@ -10,14 +10,14 @@ use std::sync::Arc;
 
 use stratego_players::{Entry, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
-use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
+use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf, Press};
 use crate::greedy::GreedyPlayer;
 use crate::ntuple::{NTupleFactory, NTupleNet};
 use crate::random::RandomPlayer;
 
 const SETUP_ONLY: &str = "setup=random|handcrafted";
 const EXPECTIMAX_OPTIONS: &str =
-    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, setup=random|handcrafted";
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, setup=random|handcrafted";
 
 /// Adds `setup=` when it is not the default.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy) -> PlayerSpec {
@@ -55,6 +55,9 @@ pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Lea
     if let Leaf::NTuple { path, .. } = leaf {
         spec = spec.with("leaf", format!("ntuple:{path}"));
     }
+    if config.press != Press::default() {
+        spec = spec.with("press", config.press.name());
+    }
     with_setup(spec, setup)
 }
 
@@ -80,7 +83,13 @@ pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecErro
         }
     };
     let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
-    let config = ExpectimaxConfig { depth, nodes, time, clock_decides };
+    let press = match spec.option("press") {
+        None => Press::default(),
+        Some(text) => {
+            Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off"))?
+        }
+    };
+    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press };
     Ok(match time {
         Some(limit) => config.under_clock(limit),
         None => config,
@@ -221,6 +230,8 @@ mod tests {
             ("expectimax:depth=3", "expectimax:depth=3"),
             (" expectimax:nodes=500, depth=2 ", "expectimax:depth=2,nodes=500"),
             ("expectimax:depth=4,time=250,setup=handcrafted", "expectimax:depth=4,time=250,setup=handcrafted"),
+            ("expectimax:press=auto", "expectimax:depth=3"),
+            ("expectimax:press=off,depth=2", "expectimax:depth=2,press=off"),
         ] {
             let f = factory_of(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(f.name(), canonical);

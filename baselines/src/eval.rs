@@ -17,6 +17,16 @@
 //!   contact first gets the first chances at the enemy's unmoved pieces (with
 //!   random setups, often the Flag).
 //!
+//! - **press** (`evaluate_pressing`, issue 16): when the player is ahead on
+//!   material by at least `PRESS_LEAD`, a bonus for turning the lead into a
+//!   win instead of keeping it: each of its movable pieces gains
+//!   `PRESS_WEIGHT` per square it stands closer to the nearest hidden enemy
+//!   piece (the unexplored squares: the Flag is among them), and the lead
+//!   counts `TRADE_WEIGHT` more for each unit share of the armies' material
+//!   gone (even trades help the side that is ahead). Without it a search
+//!   that is ahead finds no move better than any other and shuffles until a
+//!   cap draws the game, where the rules do not forbid shuffling.
+//!
 //! The value is clamped to `±EVAL_LIMIT`, strictly inside the terminal
 //! scores `±WIN`, so every value in a search lies in `[-WIN, WIN]`: the
 //! bounds Star1 pruning relies on.
@@ -38,6 +48,13 @@ pub const ADVANCE_WEIGHT: f64 = 1.0;
 pub const MARSHAL_EXPOSED: f64 = 0.05;
 /// ... and the extra share per unit probability that a piece next to it is the Spy, that side to move.
 pub const SPY_NEXT_TO_MARSHAL: f64 = 0.6;
+
+/// The material lead from which `evaluate_pressing` presses: a Scout's worth.
+pub const PRESS_LEAD: f64 = 10.0;
+/// Weight of one square closer to a hidden enemy piece, per movable piece, when ahead.
+pub const PRESS_WEIGHT: f64 = 5.0;
+/// Extra weight of the lead per unit share of the armies' material gone, when ahead.
+pub const TRADE_WEIGHT: f64 = 0.5;
 
 /// The value of a finished game for `me`, `plies` plies below the root.
 pub fn terminal_score(state: &State, me: Color, plies: u32) -> f64 {
@@ -63,22 +80,81 @@ fn free_neighbours(state: &State, sq: Square) -> f64 {
 
 /// The evaluation of a non-terminal `state` for `me` (see the module documentation).
 pub fn evaluate(state: &State, me: Color) -> f64 {
+    terms(state, me).0.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// `evaluate` with the press towards the win when ahead (see the module
+/// documentation).
+pub fn evaluate_pressing(state: &State, me: Color) -> f64 {
+    let (base, material) = terms(state, me);
+    (base + press(state, me, &material)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// Both sides' material as `me` values it: its own pieces, and the
+/// opponent's at their known or expected values (Flags left out).
+struct Material {
+    own: f64,
+    opponent: f64,
+}
+
+/// The press term of `evaluate_pressing`: 0 unless `me` leads by `PRESS_LEAD`.
+fn press(state: &State, me: Color, material: &Material) -> f64 {
+    let lead = material.own - material.opponent;
+    if lead < PRESS_LEAD {
+        return 0.0;
+    }
+    let board = state.board();
+    // Hidden pieces for every attacker, and revealed Bombs for the Miners,
+    // which clear them (a Flag walled in by Bombs is won only through them).
+    let hidden: Vec<Square> = board.pieces().filter(|(_, p)| p.color != me && !p.revealed).map(|(sq, _)| sq).collect();
+    let bombs: Vec<Square> = board
+        .pieces()
+        .filter(|(_, p)| p.color != me && p.revealed && p.kind == PieceType::Bomb)
+        .map(|(sq, _)| sq)
+        .collect();
+    let mut approach = 0.0;
+    for (sq, piece) in board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable()) {
+        let miner = piece.kind == PieceType::Miner;
+        let targets = hidden.iter().chain(bombs.iter().filter(|_| miner));
+        if let Some(nearest) = targets.map(|t| sq.manhattan(*t)).min() {
+            approach -= nearest as f64;
+        }
+    }
+    let full = 2.0 * army_material(state.rules().piece_set);
+    let gone = (1.0 - (material.own + material.opponent) / full).clamp(0.0, 1.0);
+    PRESS_WEIGHT * approach + TRADE_WEIGHT * lead * gone
+}
+
+/// One whole army's material, Flag left out.
+fn army_material(set: stratego_engine::PieceSet) -> f64 {
+    PieceType::ALL.iter().filter(|&&k| k != PieceType::Flag).map(|&k| set.count(k) as f64 * value(k)).sum()
+}
+
+/// The unclamped sum of `evaluate`'s terms, and the material of both sides.
+fn terms(state: &State, me: Color) -> (f64, Material) {
     let prior = CountingPrior::new(state, me);
     let board = state.board();
     let mut material = 0.0;
     let mut mobility = 0.0;
     let mut advance = 0.0;
     let mut marshals: [Option<(Square, Piece)>; 2] = [None, None];
+    let mut sides = Material { own: 0.0, opponent: 0.0 };
     for (sq, piece) in board.pieces() {
         let sign = if piece.color == me { 1.0 } else { -1.0 };
-        let (worth, movable) = if piece.color == me || piece.revealed {
-            (value(piece.kind), piece.kind.is_movable() as u8 as f64)
+        // `flag_share`: the part of `worth` that is the Flag's, which the
+        // sides' material (the press's lead) leaves out.
+        let (worth, movable, flag_share) = if piece.color == me || piece.revealed {
+            let flag = if piece.kind == PieceType::Flag { value(PieceType::Flag) } else { 0.0 };
+            (value(piece.kind), piece.kind.is_movable() as u8 as f64, flag)
         } else {
             let dist = prior.of(&piece);
-            let immovable = dist[PieceType::Bomb.index()] as f64 + dist[PieceType::Flag.index()] as f64;
-            (expected_value(dist), 1.0 - immovable)
+            let flag = dist[PieceType::Flag.index()] as f64;
+            let immovable = dist[PieceType::Bomb.index()] as f64 + flag;
+            (expected_value(dist), 1.0 - immovable, flag * value(PieceType::Flag))
         };
         material += sign * worth;
+        let side = if piece.color == me { &mut sides.own } else { &mut sides.opponent };
+        *side += worth - flag_share;
         if movable > 0.0 {
             mobility += sign * movable * free_neighbours(state, sq);
             advance += sign * movable * sq.in_frame(piece.color).row() as f64;
@@ -110,7 +186,7 @@ pub fn evaluate(state: &State, me: Color) -> f64 {
         let sign = if owner == me { -1.0 } else { 1.0 };
         danger += sign * share * value(PieceType::Marshal);
     }
-    (material + MOBILITY_WEIGHT * mobility + ADVANCE_WEIGHT * advance + danger).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    (material + MOBILITY_WEIGHT * mobility + ADVANCE_WEIGHT * advance + danger, sides)
 }
 
 #[cfg(test)]
@@ -155,5 +231,24 @@ mod tests {
         let red_to_move = evaluate(&state(scout_next, "red"), Color::Red);
         let extra = SPY_NEXT_TO_MARSHAL * 0.5 * value(PieceType::Marshal);
         assert!((red_to_move - blue_to_move - extra).abs() < 1e-3, "{red_to_move} {blue_to_move}");
+    }
+
+    /// The press: nothing when not ahead; when ahead, a step towards the
+    /// hidden enemy piece scores higher than the same step away from it.
+    #[test]
+    fn the_press_pulls_towards_hidden_pieces_only_when_ahead() {
+        // Blue: the Flag (hidden, a10) and a hidden Bomb (c10). Red: its
+        // Flag and a Colonel on e6, or on e5, one square further from c10.
+        let near = "f.b......./........../........../........../..~~C.~~../..~~..~~../........../........../........../.........F";
+        let far = "f.b......./........../........../........../..~~..~~../..~~C.~~../........../........../........../.........F";
+        let (near, far) = (state(near, "blue"), state(far, "blue"));
+        let pressed = evaluate_pressing(&near, Color::Red) - evaluate_pressing(&far, Color::Red);
+        let plain = evaluate(&near, Color::Red) - evaluate(&far, Color::Red);
+        assert!(
+            (pressed - plain - PRESS_WEIGHT).abs() < 1e-9,
+            "one square closer is worth PRESS_WEIGHT: {pressed} {plain}"
+        );
+        // Blue is behind here: for Blue the press is nothing.
+        assert_eq!(evaluate_pressing(&near, Color::Blue), evaluate(&near, Color::Blue));
     }
 }

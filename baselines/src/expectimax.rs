@@ -54,7 +54,7 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 use stratego_players::determinize::{determinize, with_hidden_type};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
 
-use crate::eval::{evaluate, terminal_score, WIN};
+use crate::eval::{evaluate, evaluate_pressing, terminal_score, WIN};
 use crate::ntuple::{NTupleNet, LEAF_SCALE};
 
 /// Root values closer than this are ties.
@@ -74,6 +74,49 @@ pub struct ExpectimaxConfig {
     /// spec that names a depth or a node budget keeps the reproducible,
     /// fixed-size search.
     pub clock_decides: bool,
+    /// Whether the leaves press towards the win when ahead
+    /// (`eval::evaluate_pressing`).
+    pub press: Press,
+}
+
+/// Plies without a battle after which a pressing search presses: a game
+/// that has stalled, not every quiet move of one that has not.
+pub const PRESS_AFTER_BATTLELESS: u32 = 20;
+
+/// When the hand-written leaf evaluation presses (`eval::evaluate_pressing`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum Press {
+    /// Exactly when the game's rules lack the lab's progress rules (the
+    /// two-square and more-squares rules), which otherwise end shuffling;
+    /// so play under the lab's rules, and every result registered under
+    /// them, is unchanged.
+    #[default]
+    Auto,
+    On,
+    Off,
+}
+
+impl Press {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Press::Auto => "auto",
+            Press::On => "on",
+            Press::Off => "off",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Press> {
+        [Press::Auto, Press::On, Press::Off].into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether to press in a game under `rules`.
+    pub fn applies(self, rules: &stratego_engine::Ruleset) -> bool {
+        match self {
+            Press::Auto => stratego_engine::ProgressRules::LAB.stricter_than(rules),
+            Press::On => true,
+            Press::Off => false,
+        }
+    }
 }
 
 impl ExpectimaxConfig {
@@ -95,7 +138,13 @@ impl ExpectimaxConfig {
 
 impl Default for ExpectimaxConfig {
     fn default() -> Self {
-        ExpectimaxConfig { depth: Self::DEFAULT_DEPTH, nodes: Self::DEFAULT_NODES, time: None, clock_decides: true }
+        ExpectimaxConfig {
+            depth: Self::DEFAULT_DEPTH,
+            nodes: Self::DEFAULT_NODES,
+            time: None,
+            clock_decides: true,
+            press: Press::Auto,
+        }
     }
 }
 
@@ -170,6 +219,7 @@ impl ExpectimaxPlayer {
                 Leaf::Handwritten => None,
                 Leaf::NTuple { net, .. } => Some(net.clone()),
             },
+            press: self.config.press.applies(root.rules()) && root.battleless() >= PRESS_AFTER_BATTLELESS,
         };
         let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
         self.last = SearchStats::default();
@@ -202,6 +252,8 @@ struct Search {
     aborted: bool,
     /// N-tuple tables for the leaves (`None`: the hand-written evaluation).
     leaf: Option<Arc<NTupleNet>>,
+    /// Whether the hand-written leaves press when ahead.
+    press: bool,
 }
 
 impl Search {
@@ -237,6 +289,7 @@ impl Search {
         }
         if depth == 0 {
             return match &self.leaf {
+                None if self.press => evaluate_pressing(state, self.me),
                 None => evaluate(state, self.me),
                 Some(net) => LEAF_SCALE * net.leaf_value(state, self.me),
             };
@@ -381,5 +434,25 @@ impl Player for ExpectimaxPlayer {
     /// limit, the tighter of the two deciding (`ExpectimaxConfig::under_clock`).
     fn limit_move_time(&mut self, limit: Duration) {
         self.config = self.config.under_clock(limit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stratego_engine::Ruleset;
+
+    /// `press=auto` presses only where the lab's progress rules are off, so
+    /// every match under them (every registered result) plays as before.
+    #[test]
+    fn auto_presses_only_under_rules_without_the_progress_rules() {
+        assert!(!Press::Auto.applies(&Ruleset::classic()));
+        assert!(!Press::Auto.applies(&Ruleset::barrage()));
+        assert!(Press::Auto.applies(&Ruleset { two_square_limit: 0, chase_rule: false, ..Ruleset::classic() }));
+        assert!(Press::On.applies(&Ruleset::classic()));
+        assert!(!Press::Off.applies(&Ruleset { two_square_limit: 0, ..Ruleset::classic() }));
+        for p in [Press::Auto, Press::On, Press::Off] {
+            assert_eq!(Press::from_name(p.name()), Some(p));
+        }
     }
 }

@@ -223,7 +223,13 @@ fn star1_pruning_gives_the_unpruned_best_value_and_best_moves() {
         for seed in 0..6 {
             let Some(state) = midgame(rules, seed, plies + seed as usize) else { continue };
             let me = state.to_move();
-            let config = ExpectimaxConfig { depth, nodes: u64::MAX, time: None, clock_decides: false };
+            let config = ExpectimaxConfig {
+                depth,
+                nodes: u64::MAX,
+                time: None,
+                clock_decides: false,
+                press: Default::default(),
+            };
             let mut player = ExpectimaxPlayer::new(config, SetupPolicy::Random);
             let legal = state.legal_moves();
             let pruned = player.root_values(&state, &legal);
@@ -274,13 +280,13 @@ fn the_node_budget_limits_the_iterations() {
     let state = midgame(Ruleset::classic(), 11, 100).unwrap();
     let legal = state.legal_moves();
     let mut tight = ExpectimaxPlayer::new(
-        ExpectimaxConfig { depth: 4, nodes: 1, time: None, clock_decides: false },
+        ExpectimaxConfig { depth: 4, nodes: 1, time: None, clock_decides: false, press: Default::default() },
         SetupPolicy::Random,
     );
     tight.root_values(&state, &legal);
     assert_eq!(tight.last.depth, 1, "depth 1 always completes; depth 2 needs more than one node");
     let mut roomy = ExpectimaxPlayer::new(
-        ExpectimaxConfig { depth: 2, nodes: 1_000_000, time: None, clock_decides: false },
+        ExpectimaxConfig { depth: 2, nodes: 1_000_000, time: None, clock_decides: false, press: Default::default() },
         SetupPolicy::Random,
     );
     roomy.root_values(&state, &legal);

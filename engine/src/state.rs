@@ -358,7 +358,7 @@ impl State {
 
     /// Whether a non-attacking move of the side to move to `to` would end
     /// next to an enemy piece.
-    fn ends_next_to_enemy(&self, to: Square, player: Color) -> bool {
+    pub(crate) fn ends_next_to_enemy(&self, to: Square, player: Color) -> bool {
         self.pos.board.enemy_adjacent(to, player)
     }
 
@@ -366,13 +366,20 @@ impl State {
     /// make a chasing move that recreates a position from its chase, except
     /// the move straight back to the square it just left.
     fn chase_forbids(&self, mv: Move) -> bool {
+        self.chase_forbids_by(&self.chase, self.pos.rules.chase_rule, mv)
+    }
+
+    /// `chase_forbids` with the chase bookkeeping of `chase` (the state's own,
+    /// or a self-imposed rule's: `progress::ProgressTracker`), the rule on
+    /// when `on`.
+    pub(crate) fn chase_forbids_by(&self, chase: &ChaseTracker, on: bool, mv: Move) -> bool {
         let player = self.pos.to_move;
-        let chasing_moves = self.chasing_moves();
+        let chasing_moves = if on { chase.chasing_moves(player) } else { 0 };
         let board = &self.pos.board;
         if chasing_moves < 2 || board[mv.to].is_some() || !self.ends_next_to_enemy(mv.to, player) {
             return false; // attacks and non-threatening moves are never chasing moves
         }
-        if self.chase.last[player.index()] == Some(Move::new(mv.to, mv.from)) {
+        if chase.last[player.index()] == Some(Move::new(mv.to, mv.from)) {
             return false; // ISF 11.2: back to the square it came from
         }
         let piece = board[mv.from].expect("a move starts on a piece");

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use stratego_baselines::ntuple::*;
 use stratego_engine::Ruleset;
-use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::setup_policy::SetupPolicy;
 
@@ -66,6 +66,7 @@ fn main() {
                     seed: 77,
                     setups: SetupMode::Swap,
                     sprt: None,
+                    self_restriction: SelfRestriction::Both,
                 };
                 let r = play_match(&ours, greedy.as_ref(), &mc, &|_| {}).unwrap();
                 let s = MatchSummary::of(&r);

@@ -21,8 +21,9 @@
 
 use rand::SeedableRng;
 use rayon::prelude::*;
-use stratego_engine::{Color, GameRecord, Outcome, PieceSet, Ruleset, Setup, State};
+use stratego_engine::{Color, GameRecord, Outcome, PieceSet, ProgressRules, ProgressTracker, Ruleset, Setup, State};
 
+use stratego_players::player::self_restriction;
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
 
@@ -69,6 +70,54 @@ pub struct MatchConfig {
     pub seed: u64,
     pub setups: SetupMode,
     pub sprt: Option<Sprt>,
+    /// Which players hold themselves to their own progress rules where the
+    /// match's are laxer (`stratego_players::player::self_restriction`).
+    pub self_restriction: SelfRestriction,
+}
+
+/// Which players of a match keep to their own progress rules (issue 16).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum SelfRestriction {
+    /// Both: the default.
+    #[default]
+    Both,
+    /// Only player A; B moves by the match's rules alone, as a bot of an
+    /// outside field would (for measuring what the restriction does to A).
+    A,
+    /// Only player B.
+    B,
+    /// Neither: the match's rules alone.
+    Neither,
+}
+
+impl SelfRestriction {
+    pub const ALL: [SelfRestriction; 4] =
+        [SelfRestriction::Both, SelfRestriction::A, SelfRestriction::B, SelfRestriction::Neither];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            SelfRestriction::Both => "both",
+            SelfRestriction::A => "a",
+            SelfRestriction::B => "b",
+            SelfRestriction::Neither => "none",
+        }
+    }
+
+    /// Whether player A (`true`) or B (`false`) restricts itself.
+    pub const fn applies_to(self, a: bool) -> bool {
+        matches!((self, a), (SelfRestriction::Both, _) | (SelfRestriction::A, true) | (SelfRestriction::B, false))
+    }
+}
+
+impl std::str::FromStr for SelfRestriction {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        SelfRestriction::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown self-restriction `{s}`; expected both, a, b or none"))
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,21 +210,28 @@ fn check_setup(player: &dyn Player, setup: &Setup, set: PieceSet) -> Result<(), 
     setup.validate(set).map_err(|e| ArenaError::BadSetup { player: player.name(), why: e.to_string() })
 }
 
-/// Plays one game to the end. `players` and `rngs` are indexed by colour.
+/// Plays one game to the end. `players`, `rngs` and `restrictions` are
+/// indexed by colour; a player with a restriction chooses among the legal
+/// moves its own progress rules allow (`ProgressTracker::restrict`).
 pub fn play_game(
     rules: Ruleset,
     setups: [&Setup; 2],
     players: [&mut dyn Player; 2],
     rngs: [&mut AgentRng; 2],
+    restrictions: [Option<ProgressRules>; 2],
     game: u32,
 ) -> Result<GameRecord, ArenaError> {
     let mut state = State::from_setups(rules, setups[0], setups[1])
         .map_err(|e| ArenaError::BadSetup { player: String::from("(a seat)"), why: e.to_string() })?;
     let mut history: Vec<PublicPly> = Vec::new();
+    let mut trackers = restrictions.map(|r| r.map(ProgressTracker::new));
     while !state.is_terminal() {
         let side = state.to_move().index();
         let mv = {
-            let view = InfoView::new(&state, &history);
+            let mut view = InfoView::new(&state, &history);
+            if let Some(tracker) = &trackers[side] {
+                tracker.restrict(&state, &mut view.legal_moves);
+            }
             players[side].choose_move(&view, rngs[side]).map_err(|source| ArenaError::NoMove {
                 player: players[side].name(),
                 ply: state.ply() + 1,
@@ -194,6 +250,9 @@ pub fn play_game(
             },
         })?;
         history.push(PublicPly::of(state.history().last().expect("a move was just played")));
+        for tracker in trackers.iter_mut().flatten() {
+            tracker.update(&state);
+        }
     }
     Ok(GameRecord::new(rules, setups[0].clone(), setups[1].clone(), &state))
 }
@@ -213,6 +272,14 @@ fn play_pair(
     };
     let setup_a = choose_setup(a, Stream::SetupA)?;
     let setup_b = choose_setup(b, Stream::SetupB)?;
+    let restriction = |f: &dyn PlayerFactory, is_a: bool| {
+        if config.self_restriction.applies_to(is_a) {
+            self_restriction(f, &config.rules)
+        } else {
+            None
+        }
+    };
+    let (restrict_a, restrict_b) = (restriction(a, true), restriction(b, false));
     let play = |g: u32| -> Result<GameResult, ArenaError> {
         let a_is_red = g == 0;
         let (mut pa, mut pb) = (a.make(), b.make());
@@ -226,9 +293,25 @@ fn play_pair(
         };
         let index = 2 * pair + g;
         let record = if a_is_red {
-            play_game(config.rules, [red_setup, blue_setup], [pa.as_mut(), pb.as_mut()], [&mut ra, &mut rb], index)?
+            let seats = [restrict_a, restrict_b];
+            play_game(
+                config.rules,
+                [red_setup, blue_setup],
+                [pa.as_mut(), pb.as_mut()],
+                [&mut ra, &mut rb],
+                seats,
+                index,
+            )?
         } else {
-            play_game(config.rules, [red_setup, blue_setup], [pb.as_mut(), pa.as_mut()], [&mut rb, &mut ra], index)?
+            let seats = [restrict_b, restrict_a];
+            play_game(
+                config.rules,
+                [red_setup, blue_setup],
+                [pb.as_mut(), pa.as_mut()],
+                [&mut rb, &mut ra],
+                seats,
+                index,
+            )?
         };
         let outcome = record.result.expect("a finished game has a result");
         Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record })

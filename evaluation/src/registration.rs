@@ -28,7 +28,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use stratego_engine::Ruleset;
 
-use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SetupMode};
+use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode};
 use stratego_players::{PlayerFactory, Registry, SpecError};
 
 use crate::report::{create_output_dir, write_match, MatchSummary, OutputError};
@@ -179,7 +179,14 @@ pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, Registration
         }
         DecisionRule::EloInterval { .. } => None,
     };
-    let config = MatchConfig { rules, games: registration.games, seed: registration.seed, setups, sprt };
+    let config = MatchConfig {
+        rules,
+        games: registration.games,
+        seed: registration.seed,
+        setups,
+        sprt,
+        self_restriction: SelfRestriction::Both,
+    };
     for logged in &registration.results {
         let stated = [
             ("a", registration.a.clone(), logged.a.clone()),

@@ -35,7 +35,9 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use stratego_engine::{BattleResult, Color, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
+use stratego_engine::{
+    BattleResult, Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Ruleset, Setup, Square, State,
+};
 
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player};
@@ -474,7 +476,10 @@ macro_rules! read_or_end {
 
 /// Plays one game against the referee on `input`/`output`, writing the game
 /// record to `record` line by line. `rng` was seeded with `seed` (written to
-/// the record). Each decision is limited to `move_time`.
+/// the record). Each decision is limited to `move_time`. With a
+/// `restriction`, our moves keep to those progress rules (the referee's
+/// rules have none); the opponent's are whatever the referee accepts.
+#[allow(clippy::too_many_arguments)]
 pub fn play(
     input: impl BufRead,
     output: impl Write,
@@ -483,6 +488,7 @@ pub fn play(
     rng: &mut AgentRng,
     seed: u64,
     move_time: Duration,
+    restriction: Option<ProgressRules>,
 ) -> Result<UccEnd, UccError> {
     let mut conv = Conversation { input, output, record };
     player.limit_move_time(move_time);
@@ -504,15 +510,22 @@ pub fn play(
     conv.note(&format!("colour {me}"))?;
     conv.note(&format!("opponent {}", words[1]))?;
     conv.note(&format!("setup {setup}"))?;
+    if let Some(progress) = restriction {
+        conv.note(&format!("self-restriction {progress}"))?;
+    }
     for line in setup_lines(&setup, me) {
         conv.send(&line)?;
     }
     let mut tracker = Tracker::new(me, setup)?;
+    let mut progress = restriction.map(ProgressTracker::new);
     loop {
         let happened = read_or_end!(conv);
         if happened != "START" {
             let (mv, outcome) = parse_move_line(&happened)?;
             tracker.apply(mv, outcome, &happened)?;
+            if let Some(p) = &mut progress {
+                p.update(tracker.state());
+            }
             conv.note(&format!("ply {} {} {mv} | {happened}", tracker.state().ply(), me.opponent()))?;
         }
         let expected = tracker.board_rows();
@@ -530,7 +543,10 @@ pub fn play(
             continue;
         }
         let mv = {
-            let view = InfoView::new(state, tracker.history());
+            let mut view = InfoView::new(state, tracker.history());
+            if let Some(p) = &progress {
+                p.restrict(state, &mut view.legal_moves);
+            }
             player.choose_move(&view, rng)?
         };
         let sent = move_line(mv);
@@ -541,6 +557,9 @@ pub fn play(
             return Err(protocol(&echo, format!("we sent `{sent}`")));
         }
         tracker.apply(mv, outcome, &echo)?;
+        if let Some(p) = &mut progress {
+            p.update(tracker.state());
+        }
         conv.note(&format!("ply {} {me} {mv} | {echo}", tracker.state().ply()))?;
     }
 }

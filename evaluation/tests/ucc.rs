@@ -8,8 +8,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
-use stratego_engine::{BattleResult, Color, Move, PieceSet, PieceType, Setup, Square, State};
+use stratego_engine::{
+    BattleResult, Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Setup, Square, State,
+};
 use stratego_evaluation::ucc::{self, ucc_char, ucc_rules, UccEnd, UccOutcome};
+use stratego_players::player::self_restriction;
 use stratego_players::AgentRng;
 
 /// What the referee saw of one game.
@@ -21,6 +24,8 @@ struct Report {
     battles: [u32; 3],
     slowest_reply: Duration,
     quit_sent: bool,
+    /// Bot moves at which its own progress rules removed some legal move.
+    restricted: u32,
 }
 
 struct Referee {
@@ -148,6 +153,21 @@ fn referee_game(
     max_plies: u32,
     record: &Path,
 ) -> (Report, UccEnd) {
+    referee_game_restricted(bot, spec, seed, quit_at, max_plies, record, None)
+}
+
+/// `referee_game` with the bot holding itself to `restriction`; the
+/// referee checks every bot move against it (a move the restriction forbids
+/// is allowed only when it forbids all of them).
+fn referee_game_restricted(
+    bot: Color,
+    spec: &str,
+    seed: u64,
+    quit_at: Option<usize>,
+    max_plies: u32,
+    record: &Path,
+    restriction: Option<ProgressRules>,
+) -> (Report, UccEnd) {
     let _ = std::fs::remove_file(record);
     let (bot_in, to_bot) = std::io::pipe().unwrap();
     let (from_bot, bot_out) = std::io::pipe().unwrap();
@@ -164,6 +184,7 @@ fn referee_game(
             &mut rng,
             seed,
             Duration::from_millis(1500),
+            restriction,
         )
     });
     let mut referee = Referee {
@@ -184,6 +205,7 @@ fn referee_game(
         let opponent_setup = Setup::random(PieceSet::Classic, &mut rng);
         let (red, blue) = if bot == Color::Red { (&bot_setup, &opponent_setup) } else { (&opponent_setup, &bot_setup) };
         let mut truth = State::from_setups(ucc_rules(), red, blue).unwrap();
+        let mut progress = restriction.map(ProgressTracker::new);
         let mut happened = String::from("START");
         loop {
             if truth.is_terminal() || truth.ply() >= max_plies {
@@ -194,6 +216,9 @@ fn referee_game(
                 let mv = truth.sample_legal_move(&mut rng).unwrap();
                 let line = opponent_line(mv, &mut rng);
                 truth.apply_move(mv).unwrap();
+                if let Some(p) = &mut progress {
+                    p.update(&truth);
+                }
                 happened = format!("{line} {}", outcome_words(&truth));
                 continue;
             }
@@ -215,7 +240,20 @@ fn referee_game(
             assert_ne!(reply, "SURRENDER", "the bot had a legal move");
             let mv = referee_parse(&reply);
             assert!(truth.is_legal(mv), "the bot sent an illegal move `{reply}` in {}", truth.serialize());
+            if let Some(p) = &progress {
+                let mut allowed = truth.legal_moves();
+                p.restrict(&truth, &mut allowed);
+                assert!(
+                    allowed.contains(&mv),
+                    "the bot's own progress rules forbid `{reply}` ({:?})",
+                    p.refusal(&truth, mv)
+                );
+                referee.report.restricted += (allowed.len() < truth.legal_moves().len()) as u32;
+            }
             truth.apply_move(mv).unwrap();
+            if let Some(p) = &mut progress {
+                p.update(&truth);
+            }
             if let Some(b) = truth.history().last().unwrap().battle {
                 let i = match b.result {
                     BattleResult::AttackerWins => 0,
@@ -275,6 +313,31 @@ fn whole_games_as_either_colour_with_only_legal_moves_and_a_record_per_move() {
     let _ = std::fs::remove_file(&record);
 }
 
+/// Issue 16, points 1 and 3: n-tuple tables trained under the lab's rules
+/// play the referee's (no progress rules, no caps) instead of being
+/// refused, and the bot holds its own moves to the progress rules it was
+/// trained under, while the opponent moves by the referee's rules.
+#[test]
+fn a_player_trained_under_the_lab_rules_plays_the_referee_and_keeps_its_own_progress_rules() {
+    let spec = concat!("ntuple:", env!("CARGO_MANIFEST_DIR"), "/../registrations/ntuple-td.safetensors");
+    let factory = stratego_baselines::factory_of(spec).unwrap();
+    factory.check_rules(&ucc_rules()).expect("only the progress rules and caps differ");
+    let restriction = self_restriction(factory.as_ref(), &ucc_rules());
+    assert_eq!(restriction, Some(ProgressRules::LAB));
+    let record = scratch("restricted");
+    let mut restricted = 0;
+    for (i, bot) in [Color::Red, Color::Blue].into_iter().enumerate() {
+        let (report, end) = referee_game_restricted(bot, spec, 40 + i as u64, None, 400, &record, restriction);
+        assert!(matches!(end, UccEnd::Quit(_)), "{end:?}");
+        assert!(report.plies > 10, "{report:?}");
+        restricted += report.restricted;
+        let text = std::fs::read_to_string(&record).unwrap();
+        assert!(text.contains("\nself-restriction two-square=3,chase=on\n"), "{text}");
+    }
+    assert!(restricted > 0, "the restriction never removed a move: the check did not run");
+    let _ = std::fs::remove_file(&record);
+}
+
 #[test]
 fn a_quit_in_place_of_any_line_ends_the_bot_cleanly() {
     let record = scratch("quit");
@@ -305,6 +368,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
             &mut AgentRng::seed_from_u64(1),
             1,
             Duration::from_secs(1),
+            None,
         );
         assert!(result.is_err(), "{first}");
     }
@@ -319,6 +383,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
         &mut AgentRng::seed_from_u64(1),
         1,
         Duration::from_secs(1),
+        None,
     )
     .unwrap_err();
     assert!(err.to_string().contains("no piece on"), "{err}");

@@ -152,6 +152,9 @@ pub fn play_teacher_games(
                 [&red, &blue],
                 [red_player.as_mut(), blue_player.as_mut()],
                 [&mut red_rng, &mut blue_rng],
+                // Teacher games play by the config's rules alone: the
+                // targets are the teacher's moves under exactly those rules.
+                [None, None],
                 i as u32,
             )
             .map_err(|e| TrainError::Data(format!("teacher game {i}: {e}")))?;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rand::SeedableRng;
 use stratego_engine::{observe, Layout, Ruleset, Setup, State, NUM_ACTIONS};
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SetupMode};
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SelfRestriction, SetupMode};
 use stratego_model::{device, infer, save, CheckpointMeta, ModelConfig, StrategoNet};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::view::{InfoView, PublicPly};
@@ -66,7 +66,14 @@ fn factory(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
 }
 
 fn short_match(a: &dyn PlayerFactory, b: &dyn PlayerFactory, rules: Ruleset, seed: u64) -> MatchResult {
-    let config = MatchConfig { rules, games: 2, seed, setups: SetupMode::Swap, sprt: None };
+    let config = MatchConfig {
+        rules,
+        games: 2,
+        seed,
+        setups: SetupMode::Swap,
+        sprt: None,
+        self_restriction: SelfRestriction::Both,
+    };
     play_match(a, b, &config, &|_| {}).unwrap()
 }
 
@@ -176,7 +183,14 @@ fn missing_bad_and_foreign_checkpoints_are_clear_errors() {
 
     // A checkpoint trained for other rules refuses the match before any game.
     let net = build(&text).unwrap();
-    let config = MatchConfig { rules: short_barrage(), games: 2, seed: 1, setups: SetupMode::Swap, sprt: None };
+    let config = MatchConfig {
+        rules: short_barrage(),
+        games: 2,
+        seed: 1,
+        setups: SetupMode::Swap,
+        sprt: None,
+        self_restriction: SelfRestriction::Both,
+    };
     let err = play_match(net.as_ref(), factory("random").unwrap().as_ref(), &config, &|_| {}).unwrap_err();
     assert!(matches!(err, ArenaError::Rules { .. }), "{err}");
     let err = err.to_string();

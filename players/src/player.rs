@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::{Move, PieceSet, Ruleset, Setup};
+use stratego_engine::{Move, PieceSet, ProgressRules, Ruleset, Setup};
 
 use crate::view::InfoView;
 
@@ -73,17 +73,66 @@ pub trait PlayerFactory: Send + Sync {
 }
 
 /// `check_rules` of a player trained under `own`: refused unless the match
-/// plays exactly `own`, with a message that says which ruleset is whose.
+/// plays `own`'s piece set. Rulesets that differ only in the progress rules
+/// and the caps are accepted: the player then holds itself to `own`'s
+/// progress rules (`self_restriction`), and the command says so
+/// (`rules_note`). The message says which ruleset is whose.
 pub fn same_rules(trained: &str, own: &Ruleset, match_rules: &Ruleset) -> Result<(), String> {
-    if own == match_rules {
+    if own.piece_set == match_rules.piece_set {
         return Ok(());
     }
     Err(format!(
-        "{trained} trained for {} (id {}), but the match plays {} (id {}); give the match the player's rules, or a \
-         player trained for the match's",
+        "{trained} trained for {} (id {}), but the match plays {} (id {}), another piece set; give the match the \
+         player's rules, or a player trained for the match's",
         own.canonical(),
         own.id(),
         match_rules.canonical(),
         match_rules.id()
     ))
+}
+
+/// The progress rules a player holds itself to: those it was trained
+/// under, or else the lab's (two-square limit 3, more-squares rule on).
+pub fn own_progress_rules(factory: &dyn PlayerFactory) -> ProgressRules {
+    factory.trained_rules().map_or(ProgressRules::LAB, |r| ProgressRules::of(&r))
+}
+
+/// The progress rules a player keeps to for its own moves in a match under
+/// `match_rules`: its own (`own_progress_rules`) where they forbid something
+/// the match's allow, else none (the match's rules decide alone). The
+/// opponent's moves are never restricted: whatever the match allows, it may
+/// play.
+pub fn self_restriction(factory: &dyn PlayerFactory, match_rules: &Ruleset) -> Option<ProgressRules> {
+    let own = own_progress_rules(factory);
+    own.stricter_than(match_rules).then_some(own)
+}
+
+/// The one line a command prints about a player under `match_rules`: that it
+/// plays under rules other than those it was trained for, or that it holds
+/// itself to `restriction` (the progress rules in effect for it, if any).
+/// `None` when neither holds.
+pub fn rules_note(
+    factory: &dyn PlayerFactory,
+    match_rules: &Ruleset,
+    restriction: Option<ProgressRules>,
+) -> Option<String> {
+    let trained = factory.trained_rules().filter(|r| r != match_rules);
+    match (trained, restriction) {
+        (None, None) => None,
+        (Some(own), None) => Some(format!(
+            "{} was trained for {} (id {}) and plays under {} (id {})",
+            factory.name(),
+            own.canonical(),
+            own.id(),
+            match_rules.canonical(),
+            match_rules.id()
+        )),
+        (trained, Some(progress)) => Some(format!(
+            "{}{} holds itself to the progress rules {progress}, which {} (id {}) lacks; its opponent moves by the match's rules",
+            factory.name(),
+            trained.map(|own| format!(" (trained for {})", own.id())).unwrap_or_default(),
+            match_rules.canonical(),
+            match_rules.id()
+        )),
+    }
 }

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use rand::SeedableRng;
+use stratego_engine::{ProgressRules, ProgressTracker};
+use stratego_players::player::self_restriction;
 use stratego_players::view::public_history;
 use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
 
@@ -33,6 +35,9 @@ pub struct Bot {
     rng: Mutex<AgentRng>,
     seed: u64,
     rules: stratego_engine::Ruleset,
+    /// The progress rules the player keeps to where the game's are laxer
+    /// (as in the arena: `stratego_players::player::self_restriction`).
+    restriction: Option<ProgressRules>,
 }
 
 #[pymethods]
@@ -45,8 +50,17 @@ impl Bot {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
         let factory = py.detach(|| stratego_learner::evaluate::players().factory(spec)).map_err(value_error)?;
         factory.check_rules(&rules).map_err(value_error)?;
+        let restriction = self_restriction(factory.as_ref(), &rules);
         let player = factory.make();
-        Ok(Bot { factory, player: Mutex::new(player), rng: Mutex::new(AgentRng::seed_from_u64(seed)), seed, rules })
+        let rng = Mutex::new(AgentRng::seed_from_u64(seed));
+        Ok(Bot { factory, player: Mutex::new(player), rng, seed, rules, restriction })
+    }
+
+    /// The progress rules the player holds its own moves to in this game
+    /// (`two-square=3,chase=on`), or None where the game's rules are as strict.
+    #[getter]
+    fn self_restriction(&self) -> Option<String> {
+        self.restriction.map(|r| r.to_string())
     }
 
     /// The player's canonical name.
@@ -73,10 +87,14 @@ impl Bot {
         let mut player = self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
         let mut rng = self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
         let (player, rng): (&mut Box<dyn Player>, &mut AgentRng) = (&mut player, &mut rng);
+        let restriction = self.restriction;
         let mv = py
             .detach(|| {
                 let history = public_history(state);
-                let view = InfoView::new(state, &history);
+                let mut view = InfoView::new(state, &history);
+                if let Some(progress) = restriction {
+                    ProgressTracker::from_state(progress, state).restrict(state, &mut view.legal_moves);
+                }
                 player.choose_move(&view, rng)
             })
             .map_err(value_error)?;

@@ -28,6 +28,13 @@ class LabBot(pyspiel.Bot):
     def name(self):
         return self._bot.name
 
+    @property
+    def self_restriction(self):
+        """The progress rules the bot holds its own moves to in this game
+        (`two-square=3,chase=on`: those it was trained under, else the
+        lab's), or None where the game's rules are as strict."""
+        return self._bot.self_restriction
+
     def step(self, state):
         engine = getattr(state, "engine_state", None)
         if engine is None:

@@ -43,6 +43,16 @@ class LabBots(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "trained for"):
             stratego_lab.make_bot(f"ntuple:{NTUPLE}", pyspiel.load_game("stratego(pieces=barrage)"))
 
+    def test_under_rules_without_progress_rules_a_bot_keeps_its_own(self):
+        # Issue 16: tables trained under the classic rules play a game without
+        # the progress rules, holding their own moves to the classic ones.
+        lax = pyspiel.load_game("stratego(two-square=0,chase=off)")
+        bot = stratego_lab.make_bot(f"ntuple:{NTUPLE}", lax)
+        self.assertEqual(bot.self_restriction, "two-square=3,chase=on")
+        self.assertIsNone(stratego_lab.make_bot("greedy", pyspiel.load_game("stratego")).self_restriction)
+        self.assertEqual(stratego_lab.make_bot("greedy", lax).self_restriction, "two-square=3,chase=on")
+        self.play_one_game(f"ntuple:{NTUPLE}", pyspiel.load_game("stratego(two-square=0,chase=off,max-plies=300)"))
+
     def test_bad_specs_are_value_errors(self):
         for spec in ["nonsense", "expectimax:depth=banana", "ntuple:/no/such/file"]:
             with self.subTest(spec=spec), self.assertRaises(ValueError):

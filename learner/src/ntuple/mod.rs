@@ -31,7 +31,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, Trainer};
 use stratego_engine::{Color, Ruleset};
-use stratego_evaluation::arena::{play_match, MatchConfig, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::PlayerFactory;
 use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, RunDir, TensorBoard};
@@ -322,8 +322,14 @@ impl NTupleRun {
             name: format!("ntuple:{}@{}", self.root().display(), net.games),
             setup: e.setup.parse().map_err(|err| TrainError::Config(format!("`evaluation.setup`: {err}")))?,
         };
-        let config =
-            MatchConfig { rules: *net.rules(), games: e.games, seed: e.seed, setups: SetupMode::Swap, sprt: None };
+        let config = MatchConfig {
+            rules: *net.rules(),
+            games: e.games,
+            seed: e.seed,
+            setups: SetupMode::Swap,
+            sprt: None,
+            self_restriction: SelfRestriction::Both,
+        };
         let result = play_match(&ours, self.opponent.as_ref(), &config, &|_| {})
             .map_err(|err| TrainError::Data(format!("evaluation against {}: {err}", e.opponent)))?;
         Ok(MatchSummary::of(&result))
