@@ -15,9 +15,9 @@ use crate::greedy::GreedyPlayer;
 use crate::ntuple::{NTupleFactory, NTupleNet};
 use crate::random::RandomPlayer;
 
-const SETUP_ONLY: &str = "setup=random|handcrafted";
+const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
 const EXPECTIMAX_OPTIONS: &str =
-    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, setup=random|handcrafted";
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
 
 /// Adds `setup=` when it is not the default.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy) -> PlayerSpec {
@@ -278,7 +278,7 @@ mod tests {
         assert!(err("expectimax:depth=0").contains("bad value `0` for option `depth`"));
         assert!(err("expectimax:depth=three").contains("bad value `three`"));
         assert!(err("expectimax:depth=2,depth=3").contains("given twice"));
-        assert!(err("random:setup=clever").contains("expected `random` or `handcrafted`"));
+        assert!(err("random:setup=clever").contains("expected `random`, `handcrafted` or `handcrafted-v2`"));
         assert!(err("ntuple:").contains("needs a table file path"));
         assert!(err("expectimax:nodes=-5").contains("bad value `-5`"));
         // Without the network crate's entry, `net:` is an unknown player.

@@ -42,7 +42,7 @@ pub struct NetOptions {
 }
 
 /// How the options are listed in error messages.
-const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), setup=random|handcrafted";
+const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), setup=random|handcrafted|handcrafted-v2";
 
 impl NetOptions {
     /// Parses a spec's `key=value` options.

@@ -164,10 +164,10 @@ mod tests {
         r.register(Entry {
             name: "idle",
             path: None,
-            options: "setup=random|handcrafted",
+            options: crate::setup_policy::SETUP_OPTION,
             about: "plays the first legal move",
             build: Box::new(|spec, _| {
-                spec.check_keys("setup=random|handcrafted")?;
+                spec.check_keys(crate::setup_policy::SETUP_OPTION)?;
                 Ok(Arc::new(IdleFactory(spec.to_string())))
             }),
         });
