@@ -292,27 +292,12 @@ fn play_pair(
             (SetupMode::Own, false) => (&setup_b, &setup_a),
         };
         let index = 2 * pair + g;
-        let record = if a_is_red {
-            let seats = [restrict_a, restrict_b];
-            play_game(
-                config.rules,
-                [red_setup, blue_setup],
-                [pa.as_mut(), pb.as_mut()],
-                [&mut ra, &mut rb],
-                seats,
-                index,
-            )?
+        let (players, rngs, seats): ([&mut dyn Player; 2], _, _) = if a_is_red {
+            ([pa.as_mut(), pb.as_mut()], [&mut ra, &mut rb], [restrict_a, restrict_b])
         } else {
-            let seats = [restrict_b, restrict_a];
-            play_game(
-                config.rules,
-                [red_setup, blue_setup],
-                [pb.as_mut(), pa.as_mut()],
-                [&mut rb, &mut ra],
-                seats,
-                index,
-            )?
+            ([pb.as_mut(), pa.as_mut()], [&mut rb, &mut ra], [restrict_b, restrict_a])
         };
+        let record = play_game(config.rules, [red_setup, blue_setup], players, rngs, seats, index)?;
         let outcome = record.result.expect("a finished game has a result");
         Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record })
     };

@@ -36,21 +36,34 @@ def _typed(value):
 _STRATEGO_PARAMETERS = {key: _typed(value) for key, value in _core.stratego_parameters()}
 _STRATEGO_PARAMETERS.update({"setups": "random", "deals": _DEFAULT_DEALS})
 
-STRATEGO_TYPE = pyspiel.GameType(
-    short_name="stratego",
-    long_name="Stratego (stratego-lab engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_STRATEGO_PARAMETERS,
+def _game_type(short_name, long_name, chance_mode, information, information_state_tensor, parameters):
+    """A two-player, sequential, zero-sum game with terminal rewards and
+    observation strings and tensors: the shape both lab games share."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=chance_mode,
+        information=information,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=information_state_tensor,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=parameters,
+    )
+
+
+STRATEGO_TYPE = _game_type(
+    "stratego",
+    "Stratego (stratego-lab engine)",
+    pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    True,
+    _STRATEGO_PARAMETERS,
 )
 
 
@@ -211,21 +224,13 @@ class StrategoObserver:
 
 _COTOAN_PARAMETERS = {key: _typed(value) for key, value in _core.cotoan_parameters()}
 
-COTOAN_TYPE = pyspiel.GameType(
-    short_name="cotoan",
-    long_name="CoToan (stratego-lab engine)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=2,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_COTOAN_PARAMETERS,
+COTOAN_TYPE = _game_type(
+    "cotoan",
+    "CoToan (stratego-lab engine)",
+    pyspiel.GameType.ChanceMode.DETERMINISTIC,
+    pyspiel.GameType.Information.PERFECT_INFORMATION,
+    False,  # perfect information: the information state is the history string
+    _COTOAN_PARAMETERS,
 )
 
 
