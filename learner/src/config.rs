@@ -46,8 +46,12 @@ pub enum Setups {
     Random,
     /// The structured setups of the baseline players (Flag on the back row
     /// behind Bombs, ...), which give the belief head something to learn
-    /// beyond the counting prior.
+    /// beyond the counting prior. The recipe's first version, which every
+    /// recorded run used.
     Handcrafted,
+    /// The handcrafted recipe without setups that wall a movable piece in.
+    #[serde(rename = "handcrafted-v2")]
+    HandcraftedV2,
 }
 
 /// A network size of the model crate (`ModelConfig::preset`).
@@ -678,6 +682,9 @@ mod tests {
             Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() }
         );
         assert_eq!(c.model.preset.model(), ModelConfig::preset("tiny").unwrap());
+        let v2 = TrainConfig::parse(&text.replace("\"handcrafted\"", "\"handcrafted-v2\"")).unwrap();
+        assert_eq!(v2.game.setups, Setups::HandcraftedV2);
+        assert!(v2.to_toml().contains("setups = \"handcrafted-v2\""));
         let written = c.to_toml();
         assert!(written.contains("layout = \"full\"") && written.contains("device = \"ndarray\""), "{written}");
         assert_eq!(TrainConfig::parse(&written).unwrap(), c);

@@ -38,6 +38,7 @@ pub fn setup_policy(setups: Setups) -> SetupPolicy {
     match setups {
         Setups::Random => SetupPolicy::Random,
         Setups::Handcrafted => SetupPolicy::Handcrafted,
+        Setups::HandcraftedV2 => SetupPolicy::HandcraftedV2,
     }
 }
 

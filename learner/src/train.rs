@@ -35,9 +35,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
-use stratego_engine::{PieceSet, Setup, SetupSource};
+use stratego_engine::{PieceSet, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
-use stratego_players::SetupPolicy;
+use stratego_players::setup_policy::PolicySetups;
 use stratego_runlog::{MetricsLog, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
@@ -69,19 +69,13 @@ pub struct TrainSummary {
     pub last_checkpoint: Option<PathBuf>,
 }
 
-/// Setups of the `handcrafted` baseline recipe, for the actors.
-struct HandcraftedSetups(PieceSet);
-
-impl SetupSource for HandcraftedSetups {
-    fn setups(&self, rng: &mut Xoshiro256PlusPlus) -> (Setup, Setup) {
-        (SetupPolicy::Handcrafted.choose(self.0, rng), SetupPolicy::Handcrafted.choose(self.0, rng))
-    }
-}
-
+/// The actors' setups: uniform random ones, or a baseline recipe's.
 pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn SetupSource> {
     match config.game.setups {
-        Setups::Handcrafted => Box::new(HandcraftedSetups(set)),
         Setups::Random => Box::new(stratego_engine::RandomSetups(set)),
+        Setups::Handcrafted | Setups::HandcraftedV2 => {
+            Box::new(PolicySetups { policy: crate::evaluate::setup_policy(config.game.setups), set })
+        }
     }
 }
 
@@ -392,7 +386,7 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
-    use stratego_engine::{Ruleset, VecEnv};
+    use stratego_engine::{Ruleset, Setup, VecEnv};
     use stratego_selfplay::actor_seeds;
 
     use super::*;

@@ -25,6 +25,7 @@ use std::str::FromStr;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use stratego_engine::setup::SETUP_SQUARES;
+use stratego_engine::vecenv::SetupSource;
 use stratego_engine::{PieceSet, PieceType, Setup};
 
 use crate::player::AgentRng;
@@ -83,6 +84,19 @@ impl FromStr for SetupPolicy {
             .into_iter()
             .find(|p| p.name() == s)
             .ok_or_else(|| "expected `random`, `handcrafted` or `handcrafted-v2`".to_string())
+    }
+}
+
+/// Both sides' setups from one policy, Red's first: a setup source for
+/// batched games (the actors', the Python `VecEnv`'s).
+pub struct PolicySetups {
+    pub policy: SetupPolicy,
+    pub set: PieceSet,
+}
+
+impl SetupSource for PolicySetups {
+    fn setups(&self, rng: &mut AgentRng) -> (Setup, Setup) {
+        (self.policy.choose(self.set, rng), self.policy.choose(self.set, rng))
     }
 }
 

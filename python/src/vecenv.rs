@@ -5,10 +5,10 @@
 
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::speed::measure_vecenv;
-use stratego_engine::vecenv::{FinishedGame, SetupSource, VecEnv as Engine};
-use stratego_engine::{ActionId, Layout, PieceSet, Ruleset, Setup, NUM_ACTIONS};
+use stratego_engine::vecenv::{FinishedGame, VecEnv as Engine};
+use stratego_engine::{ActionId, Layout, Ruleset, NUM_ACTIONS};
+use stratego_players::setup_policy::PolicySetups;
 use stratego_players::SetupPolicy;
 
 use crate::stratego::{parse_layout, parse_setup_policy, rules_arg, StrategoState};
@@ -18,15 +18,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<VecEnv>()?;
     m.add_function(wrap_pyfunction!(rust_vecenv_steps_per_second, m)?)?;
     Ok(())
-}
-
-/// Both sides' setups from one setup policy.
-struct PolicySetups(SetupPolicy, PieceSet);
-
-impl SetupSource for PolicySetups {
-    fn setups(&self, rng: &mut Xoshiro256PlusPlus) -> (Setup, Setup) {
-        (self.0.choose(self.1, rng), self.0.choose(self.1, rng))
-    }
 }
 
 /// The engine's own figure for the same loop as a Python `VecEnv` run
@@ -89,7 +80,8 @@ pub struct VecEnv {
 
 impl VecEnv {
     fn engine(rules: Ruleset, policy: SetupPolicy, batch: usize, seed: u64) -> PyResult<Engine> {
-        Engine::with_setups(rules, batch, seed, Box::new(PolicySetups(policy, rules.piece_set))).map_err(value_error)
+        Engine::with_setups(rules, batch, seed, Box::new(PolicySetups { policy, set: rules.piece_set }))
+            .map_err(value_error)
     }
 
     /// Observations, masks and players of the games as they stand.
