@@ -21,7 +21,9 @@
 //!   material by at least `PRESS_LEAD`, a bonus for turning the lead into a
 //!   win instead of keeping it: each of its movable pieces gains
 //!   `PRESS_WEIGHT` per square it stands closer to the nearest hidden enemy
-//!   piece (the unexplored squares: the Flag is among them), and the lead
+//!   piece (the unexplored squares: the Flag is among them; for a Miner also
+//!   a revealed Bomb), more the longer the game has gone without a battle
+//!   (up to `PRESS_STALL_MAX` times), and the lead
 //!   counts `TRADE_WEIGHT` more for each unit share of the armies' material
 //!   gone (even trades help the side that is ahead). Without it a search
 //!   that is ahead finds no move better than any other and shuffles until a
@@ -51,8 +53,14 @@ pub const SPY_NEXT_TO_MARSHAL: f64 = 0.6;
 
 /// The material lead from which `evaluate_pressing` presses: a Scout's worth.
 pub const PRESS_LEAD: f64 = 10.0;
-/// Weight of one square closer to a hidden enemy piece, per movable piece, when ahead.
+/// Weight of one square closer to a hidden enemy piece, per movable piece, when ahead ...
 pub const PRESS_WEIGHT: f64 = 5.0;
+/// ... once the game has gone this many plies without a battle (a pressing
+/// search presses only then: a stalled game, not every quiet move) ...
+pub const PRESS_AFTER_BATTLELESS: u32 = 20;
+/// ... and up to this many times harder as the stall goes on (the weight
+/// grows with the battleless plies, in units of `PRESS_AFTER_BATTLELESS`).
+pub const PRESS_STALL_MAX: f64 = 4.0;
 /// Extra weight of the lead per unit share of the armies' material gone, when ahead.
 pub const TRADE_WEIGHT: f64 = 0.5;
 
@@ -122,7 +130,9 @@ fn press(state: &State, me: Color, material: &Material) -> f64 {
     }
     let full = 2.0 * army_material(state.rules().piece_set);
     let gone = (1.0 - (material.own + material.opponent) / full).clamp(0.0, 1.0);
-    PRESS_WEIGHT * approach + TRADE_WEIGHT * lead * gone
+    // The longer the game has stalled, the harder the pull.
+    let stall = (state.battleless() as f64 / PRESS_AFTER_BATTLELESS as f64).clamp(1.0, PRESS_STALL_MAX);
+    stall * PRESS_WEIGHT * approach + TRADE_WEIGHT * lead * gone
 }
 
 /// One whole army's material, Flag left out.

@@ -54,7 +54,7 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 use stratego_players::determinize::{determinize, with_hidden_type};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
 
-use crate::eval::{evaluate, evaluate_pressing, terminal_score, WIN};
+use crate::eval::{evaluate, evaluate_pressing, terminal_score, PRESS_AFTER_BATTLELESS, WIN};
 use crate::ntuple::{NTupleNet, LEAF_SCALE};
 
 /// Root values closer than this are ties.
@@ -78,10 +78,6 @@ pub struct ExpectimaxConfig {
     /// (`eval::evaluate_pressing`).
     pub press: Press,
 }
-
-/// Plies without a battle after which a pressing search presses: a game
-/// that has stalled, not every quiet move of one that has not.
-pub const PRESS_AFTER_BATTLELESS: u32 = 20;
 
 /// When the hand-written leaf evaluation presses (`eval::evaluate_pressing`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
