@@ -20,7 +20,7 @@ use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
 use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use stratego_evaluation::stats::Sprt;
-use stratego_players::player::{rules_note, self_restriction};
+use stratego_players::player::rules_note;
 use stratego_players::PlayerFactory;
 
 use crate::players;
@@ -194,8 +194,7 @@ fn check_rules<'a>(
         // or holds itself to progress rules the match lacks.
         // A ladder's players are each A in some pairings and B in others:
         // only `both` and `none` apply to all of them alike.
-        let restricted = config.self_restriction.applies_to(i == 0);
-        let restriction = restricted.then(|| self_restriction(p.as_ref(), &config.rules)).flatten();
+        let restriction = config.restriction_of(p.as_ref(), i == 0);
         if let Some(note) = rules_note(p.as_ref(), &config.rules, restriction) {
             crate::report(&note);
         }

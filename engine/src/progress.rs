@@ -135,13 +135,13 @@ impl ProgressTracker {
     /// these rules forbid, unless that would leave none. Returns how many
     /// were removed.
     pub fn restrict(&self, state: &State, moves: &mut Vec<Move>) -> usize {
-        let allowed = moves.iter().filter(|&&mv| self.refusal(state, mv).is_none()).count();
-        if allowed == 0 || allowed == moves.len() {
+        let allowed: Vec<Move> = moves.iter().copied().filter(|&mv| self.refusal(state, mv).is_none()).collect();
+        if allowed.is_empty() {
             return 0;
         }
-        let before = moves.len();
-        moves.retain(|&mv| self.refusal(state, mv).is_none());
-        before - moves.len()
+        let removed = moves.len() - allowed.len();
+        *moves = allowed;
+        removed
     }
 }
 

@@ -109,6 +109,19 @@ impl SelfRestriction {
     }
 }
 
+impl MatchConfig {
+    /// The progress rules player A (`is_a`) or B keeps to in this match:
+    /// its own where they are stricter than the match's and this config
+    /// restricts that player, else none.
+    pub fn restriction_of(&self, factory: &dyn PlayerFactory, is_a: bool) -> Option<ProgressRules> {
+        if self.self_restriction.applies_to(is_a) {
+            self_restriction(factory, &self.rules)
+        } else {
+            None
+        }
+    }
+}
+
 impl std::str::FromStr for SelfRestriction {
     type Err = String;
 
@@ -272,14 +285,7 @@ fn play_pair(
     };
     let setup_a = choose_setup(a, Stream::SetupA)?;
     let setup_b = choose_setup(b, Stream::SetupB)?;
-    let restriction = |f: &dyn PlayerFactory, is_a: bool| {
-        if config.self_restriction.applies_to(is_a) {
-            self_restriction(f, &config.rules)
-        } else {
-            None
-        }
-    };
-    let (restrict_a, restrict_b) = (restriction(a, true), restriction(b, false));
+    let (restrict_a, restrict_b) = (config.restriction_of(a, true), config.restriction_of(b, false));
     let play = |g: u32| -> Result<GameResult, ArenaError> {
         let a_is_red = g == 0;
         let (mut pa, mut pb) = (a.make(), b.make());

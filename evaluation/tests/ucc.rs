@@ -145,21 +145,10 @@ fn ply_lines(record: &Path) -> usize {
 }
 
 /// Plays one game; returns the referee's report and the bot's result.
+/// One game against a scripted referee. With a `restriction`, the bot holds
+/// itself to it and the referee checks every bot move against it (a move the
+/// restriction forbids is allowed only when it forbids all of them).
 fn referee_game(
-    bot: Color,
-    spec: &str,
-    seed: u64,
-    quit_at: Option<usize>,
-    max_plies: u32,
-    record: &Path,
-) -> (Report, UccEnd) {
-    referee_game_restricted(bot, spec, seed, quit_at, max_plies, record, None)
-}
-
-/// `referee_game` with the bot holding itself to `restriction`; the
-/// referee checks every bot move against it (a move the restriction forbids
-/// is allowed only when it forbids all of them).
-fn referee_game_restricted(
     bot: Color,
     spec: &str,
     seed: u64,
@@ -296,7 +285,7 @@ fn whole_games_as_either_colour_with_only_legal_moves_and_a_record_per_move() {
     .into_iter()
     .enumerate()
     {
-        let (report, end) = referee_game(bot, spec, 10 + i as u64, None, 600, &record);
+        let (report, end) = referee_game(bot, spec, 10 + i as u64, None, 600, &record, None);
         let UccEnd::Quit(quit) = end else { panic!("the game ends with QUIT") };
         assert!(quit.starts_with("QUIT ./opponent"));
         assert!(report.plies > 10, "{report:?}");
@@ -327,7 +316,7 @@ fn a_player_trained_under_the_lab_rules_plays_the_referee_and_keeps_its_own_prog
     let record = scratch("restricted");
     let mut restricted = 0;
     for (i, bot) in [Color::Red, Color::Blue].into_iter().enumerate() {
-        let (report, end) = referee_game_restricted(bot, spec, 40 + i as u64, None, 400, &record, restriction);
+        let (report, end) = referee_game(bot, spec, 40 + i as u64, None, 400, &record, restriction);
         assert!(matches!(end, UccEnd::Quit(_)), "{end:?}");
         assert!(report.plies > 10, "{report:?}");
         restricted += report.restricted;
@@ -345,7 +334,7 @@ fn a_quit_in_place_of_any_line_ends_the_bot_cleanly() {
         // Line 0 is the colour line; then the opponent/START lines, board
         // rows and echoes of the first turns.
         for quit_at in 0..40 {
-            let (report, end) = referee_game(bot, "greedy", 3, Some(quit_at), 400, &record);
+            let (report, end) = referee_game(bot, "greedy", 3, Some(quit_at), 400, &record, None);
             assert!(report.quit_sent);
             assert_eq!(end, UccEnd::Quit("QUIT ./opponent RED VICTORY 7 120 99".into()), "quit at line {quit_at}");
             let text = std::fs::read_to_string(&record).unwrap();

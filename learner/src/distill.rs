@@ -48,6 +48,7 @@ use stratego_engine::seed::{derive_seed, stream_seed};
 use stratego_engine::{Color, GameRecord, Layout, Outcome, Square, NUM_ACTIONS};
 use stratego_evaluation::arena::play_game;
 use stratego_model::{belief_fit, value_cross_entropy, CheckpointMeta, Device, StrategoNet};
+use stratego_players::player::self_restriction;
 use stratego_players::{AgentRng, PlayerFactory};
 use stratego_runlog::{MetricsLog, TensorBoard};
 
@@ -145,6 +146,12 @@ pub fn play_teacher_games(
                 (false, Some(o)) => o.make(),
                 _ => teacher.make(),
             };
+            // Each seat keeps its player's own progress rules where the
+            // config's are laxer, as in every match (none under the lab's).
+            let restriction = |seat: usize| match (teacher_seats[seat], opponent) {
+                (false, Some(o)) => self_restriction(o.as_ref(), &rules),
+                _ => self_restriction(teacher, &rules),
+            };
             let (mut red_player, mut blue_player) = (make(0), make(1));
             let (mut red_rng, mut blue_rng) = (rng(1), rng(2));
             let record = play_game(
@@ -152,9 +159,7 @@ pub fn play_teacher_games(
                 [&red, &blue],
                 [red_player.as_mut(), blue_player.as_mut()],
                 [&mut red_rng, &mut blue_rng],
-                // Teacher games play by the config's rules alone: the
-                // targets are the teacher's moves under exactly those rules.
-                [None, None],
+                [restriction(0), restriction(1)],
                 i as u32,
             )
             .map_err(|e| TrainError::Data(format!("teacher game {i}: {e}")))?;

@@ -1,7 +1,9 @@
 """The batched environment: numpy arrays written in place, the engine's
 observations and masks, rewards and end reasons, seeds, and bad input."""
 
+import sys
 import threading
+import time
 import unittest
 
 import numpy as np
@@ -102,24 +104,34 @@ class Arrays(unittest.TestCase):
         self.assertEqual(len(env), 2)
 
     def test_the_engine_steps_without_the_gil(self):
-        # Two threads step two batches at once; each finishes, and the
-        # arrays stay each environment's own.
-        envs = [VecEnv(64, layout="full", seed=s) for s in (1, 2)]
-        errors = []
+        """With the interpreter's switch interval at 5 s, another thread gets
+        the GIL only when a holder gives it up: a main thread that sleeps 1 ms
+        at a time runs hundreds of times during 200 steps only if the engine
+        steps without the GIL. A pure-Python worker (which keeps it) shows the
+        check can fail."""
 
-        def work(env):
+        def ticks_while(work):
+            worker = threading.Thread(target=work)
+            old = sys.getswitchinterval()
+            sys.setswitchinterval(5.0)
             try:
-                run(env, 20)
-            except Exception as e:  # noqa: BLE001 - reported below
-                errors.append(e)
+                worker.start()
+                ticks = 0
+                while worker.is_alive():
+                    time.sleep(0.001)
+                    ticks += 1
+                worker.join()
+            finally:
+                sys.setswitchinterval(old)
+            return ticks
 
-        threads = [threading.Thread(target=work, args=(e,)) for e in envs]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        self.assertEqual(errors, [])
-        self.assertFalse(np.shares_memory(envs[0].reset()[0], envs[1].reset()[0]))
+        env = VecEnv(1024, seed=1)
+        stepping = ticks_while(lambda: run(env, 200))
+        holding = ticks_while(lambda: sum(i * i for i in range(3_000_000)))
+        self.assertGreater(stepping, 20, f"{stepping} ticks while stepping, {holding} while holding the GIL")
+        self.assertLess(holding, 5, f"the control: a GIL holder lets {holding} ticks through")
+        # Each environment keeps its own arrays.
+        self.assertFalse(np.shares_memory(env.reset()[0], VecEnv(4, seed=2).reset()[0]))
 
 
 class BadInput(unittest.TestCase):

@@ -16,8 +16,11 @@ use crossbeam_channel::{Sender, TrySendError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
-use stratego_engine::{ActionId, Color, FinishedGame, Layout, Ruleset, SetupSource, VecEnv, NUM_ACTIONS};
+use stratego_engine::{
+    ActionId, Color, FinishedGame, Layout, ProgressTracker, Ruleset, SetupSource, VecEnv, NUM_ACTIONS,
+};
 use stratego_model::choose_action;
+use stratego_players::player::self_restriction;
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
 
@@ -59,22 +62,27 @@ fn opponent_seed(seed: u64, actor: usize) -> u64 {
     stream_seed(seed, "actor-opponents", actor as u64)
 }
 
-/// A fixed player in one seat of one game, with the public history it sees.
+/// A fixed player in one seat of one game, with the public history it sees
+/// and, under rules laxer than its own, its own progress rules
+/// (`stratego_players::player::self_restriction`).
 struct Seated {
     seat: OpponentSeat,
     player: Box<dyn Player>,
     history: Vec<PublicPly>,
+    progress: Option<ProgressTracker>,
 }
 
 /// Who plays the game starting in a slot: the network alone, or against a
 /// fixed opponent in a seat, drawn with `rng`.
-fn draw_opponent(config: &ActorConfig, rng: &mut AgentRng) -> Option<Seated> {
+fn draw_opponent(config: &ActorConfig, rules: &Ruleset, rng: &mut AgentRng) -> Option<Seated> {
     if config.opponents.is_empty() || rng.random::<f64>() >= config.opponent_share {
         return None;
     }
     let index = rng.random_range(0..config.opponents.len());
     let color = if rng.random::<bool>() { Color::Red } else { Color::Blue };
-    Some(Seated { seat: OpponentSeat { index, color }, player: config.opponents[index].make(), history: Vec::new() })
+    let factory = &config.opponents[index];
+    let progress = self_restriction(factory.as_ref(), rules).map(ProgressTracker::new);
+    Some(Seated { seat: OpponentSeat { index, color }, player: factory.make(), history: Vec::new(), progress })
 }
 
 /// The panic payload's message (`panic!` with a literal or a format).
@@ -168,7 +176,8 @@ fn run_actor(
     let mut finished: Vec<FinishedGame> = Vec::new();
     let mut decisions: Vec<Vec<Decision>> = vec![Vec::new(); n];
     let mut ended = vec![false; n];
-    let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &mut opponent_rng)).collect();
+    let rules = *env.rules();
+    let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &rules, &mut opponent_rng)).collect();
     while !stop.load(Ordering::Relaxed) {
         env.observe(config.layout, &mut planes)?;
         env.legal_mask(&mut legal)?;
@@ -182,9 +191,13 @@ fn run_actor(
             let mover = if players[g] == 0 { Color::Red } else { Color::Blue };
             if let Some(s) = seated[g].as_mut().filter(|s| s.seat.color == mover) {
                 let state = env.state(g).expect("every slot holds a game");
+                let mut view = InfoView::new(state, &s.history);
+                if let Some(progress) = &s.progress {
+                    progress.restrict(state, &mut view.legal_moves);
+                }
                 let mv = s
                     .player
-                    .choose_move(&InfoView::new(state, &s.history), &mut opponent_rng)
+                    .choose_move(&view, &mut opponent_rng)
                     .map_err(|e| SelfPlayError::Opponent { name: s.player.name(), why: e.to_string() })?;
                 actions[g] = mv.to_action(mover).ok_or_else(|| SelfPlayError::Opponent {
                     name: s.player.name(),
@@ -222,7 +235,7 @@ fn run_actor(
                 decisions: std::mem::take(&mut decisions[game.env]),
                 opponent: seated[game.env].as_ref().map(|s| s.seat),
             };
-            seated[game.env] = draw_opponent(config, &mut opponent_rng);
+            seated[game.env] = draw_opponent(config, &rules, &mut opponent_rng);
             // Blocks while the learner is behind (back-pressure), but wakes
             // up to notice a stop request.
             let mut pending = trajectory;
@@ -243,8 +256,11 @@ fn run_actor(
         // The opponents see every ply of the game going on in their slot.
         for g in (0..n).filter(|&g| !ended[g]) {
             if let Some(s) = seated[g].as_mut() {
-                let last = env.state(g).and_then(|state| state.history().last()).expect("a ply was just played");
-                s.history.push(PublicPly::of(last));
+                let state = env.state(g).expect("every slot holds a game");
+                s.history.push(PublicPly::of(state.history().last().expect("a ply was just played")));
+                if let Some(progress) = &mut s.progress {
+                    progress.update(state);
+                }
             }
         }
     }
