@@ -10,12 +10,14 @@ use std::sync::Arc;
 
 use stratego_players::{Entry, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
-use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf, Press};
+use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
 use crate::greedy::GreedyPlayer;
 use crate::ntuple::{NTupleFactory, NTupleNet};
+use crate::press::Press;
 use crate::random::RandomPlayer;
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
+const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
 const EXPECTIMAX_OPTIONS: &str =
     "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
 
@@ -61,8 +63,21 @@ pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Lea
     with_setup(spec, setup)
 }
 
-pub fn ntuple_spec(path: &str, setup: SetupPolicy) -> PlayerSpec {
-    with_setup(PlayerSpec::named("ntuple").with_path(path), setup)
+/// `ntuple:PATH[,press=P][,setup=S]`.
+pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy) -> PlayerSpec {
+    let mut spec = PlayerSpec::named("ntuple").with_path(path);
+    if press != Press::default() {
+        spec = spec.with("press", press.name());
+    }
+    with_setup(spec, setup)
+}
+
+/// The `press=` option of a spec.
+fn press_option(spec: &PlayerSpec) -> Result<Press, SpecError> {
+    match spec.option("press") {
+        None => Ok(Press::default()),
+        Some(text) => Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off")),
+    }
 }
 
 /// The search limits of an `expectimax` spec.
@@ -83,12 +98,7 @@ pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecErro
         }
     };
     let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
-    let press = match spec.option("press") {
-        None => Press::default(),
-        Some(text) => {
-            Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off"))?
-        }
-    };
+    let press = press_option(spec)?;
     let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press };
     Ok(match time {
         Some(limit) => config.under_clock(limit),
@@ -192,14 +202,14 @@ pub fn register(registry: &mut Registry) {
     registry.register(Entry {
         name: "ntuple",
         path: Some("a table file path, e.g. ntuple:registrations/ntuple-td.safetensors"),
-        options: SETUP_ONLY,
-        about: "the n-tuple afterstate player with the tables of a file",
+        options: NTUPLE_OPTIONS,
+        about: "the n-tuple afterstate player with the tables of a file (press=auto presses when ahead under rules that do not end shuffling)",
         build: Box::new(|spec, _| {
-            spec.check_keys(SETUP_ONLY)?;
+            spec.check_keys(NTUPLE_OPTIONS)?;
             let path = spec.path.as_deref().expect("the registry checked the path");
-            let setup = spec.setup()?;
+            let (setup, press) = (spec.setup()?, press_option(spec)?);
             let net = load_tables(path, spec)?;
-            Ok(Arc::new(NTupleFactory { net, name: ntuple_spec(path, setup).to_string(), setup }))
+            Ok(Arc::new(NTupleFactory { net, name: ntuple_spec(path, press, setup).to_string(), setup, press }))
         }),
     });
 }
@@ -283,6 +293,14 @@ mod tests {
         assert!(err("expectimax:nodes=-5").contains("bad value `-5`"));
         // Without the network crate's entry, `net:` is an unknown player.
         assert!(err("net:runs/x/ckpt.safetensors").contains("unknown player `net`"));
+    }
+
+    /// The option lists name the shared options as their modules spell them.
+    #[test]
+    fn option_lists_use_the_shared_options() {
+        for options in [NTUPLE_OPTIONS, EXPECTIMAX_OPTIONS] {
+            assert!(options.contains(Press::OPTION) && options.ends_with(SETUP_ONLY), "{options}");
+        }
     }
 
     #[test]

@@ -17,17 +17,16 @@
 //!   contact first gets the first chances at the enemy's unmoved pieces (with
 //!   random setups, often the Flag).
 //!
-//! - **press** (`evaluate_pressing`, issue 16): when the player is ahead on
-//!   material by at least `PRESS_LEAD`, a bonus for turning the lead into a
-//!   win instead of keeping it: each of its movable pieces gains
-//!   `PRESS_WEIGHT` per square it stands closer to the nearest hidden enemy
-//!   piece (the unexplored squares: the Flag is among them; for a Miner also
-//!   a revealed Bomb), more the longer the game has gone without a battle
-//!   (up to `PRESS_STALL_MAX` times), and the lead
-//!   counts `TRADE_WEIGHT` more for each unit share of the armies' material
-//!   gone (even trades help the side that is ahead). Without it a search
-//!   that is ahead finds no move better than any other and shuffles until a
-//!   cap draws the game, where the rules do not forbid shuffling.
+//! - **press** (`evaluate_pressing`, issue 16; the rules of it in
+//!   [`press`](crate::press)): when the player is ahead on material by at
+//!   least `PRESS_LEAD`, a bonus for turning the lead into a win instead of
+//!   keeping it: each of its movable pieces gains `PRESS_WEIGHT` per square
+//!   it stands closer to its nearest target, more the longer the game has
+//!   gone without a battle, and the lead counts `TRADE_WEIGHT` more for each
+//!   unit share of the armies' material gone (even trades help the side that
+//!   is ahead). Without it a search that is ahead finds no move better than
+//!   any other and shuffles until a cap draws the game, where the rules do
+//!   not forbid shuffling.
 //!
 //! The value is clamped to `±EVAL_LIMIT`, strictly inside the terminal
 //! scores `±WIN`, so every value in a search lies in `[-WIN, WIN]`: the
@@ -35,6 +34,7 @@
 
 use stratego_engine::{Color, CountingPrior, Piece, PieceType, Square, State};
 
+use crate::press::{stall, Targets, PRESS_LEAD, PRESS_WEIGHT, TRADE_WEIGHT};
 use crate::values::{expected_value, value};
 
 /// The score of a won game (less one per ply to get there, so quicker wins
@@ -50,19 +50,6 @@ pub const ADVANCE_WEIGHT: f64 = 1.0;
 pub const MARSHAL_EXPOSED: f64 = 0.05;
 /// ... and the extra share per unit probability that a piece next to it is the Spy, that side to move.
 pub const SPY_NEXT_TO_MARSHAL: f64 = 0.6;
-
-/// The material lead from which `evaluate_pressing` presses: a Scout's worth.
-pub const PRESS_LEAD: f64 = 10.0;
-/// Weight of one square closer to a hidden enemy piece, per movable piece, when ahead ...
-pub const PRESS_WEIGHT: f64 = 5.0;
-/// ... once the game has gone this many plies without a battle (a pressing
-/// search presses only then: a stalled game, not every quiet move) ...
-pub const PRESS_AFTER_BATTLELESS: u32 = 20;
-/// ... and up to this many times harder as the stall goes on (the weight
-/// grows with the battleless plies, in units of `PRESS_AFTER_BATTLELESS`).
-pub const PRESS_STALL_MAX: f64 = 4.0;
-/// Extra weight of the lead per unit share of the armies' material gone, when ahead.
-pub const TRADE_WEIGHT: f64 = 0.5;
 
 /// The value of a finished game for `me`, `plies` plies below the root.
 pub fn terminal_score(state: &State, me: Color, plies: u32) -> f64 {
@@ -98,6 +85,13 @@ pub fn evaluate_pressing(state: &State, me: Color) -> f64 {
     (base + press(state, me, &material)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
+/// The press term of `evaluate_pressing` alone, for a leaf valued another
+/// way (expectimax's learned leaf adds it to the tables' value).
+pub fn press_term(state: &State, me: Color) -> f64 {
+    let (_, material) = terms(state, me);
+    press(state, me, &material)
+}
+
 /// Both sides' material as `me` values it: its own pieces, and the
 /// opponent's at their known or expected values (Flags left out).
 struct Material {
@@ -111,28 +105,12 @@ fn press(state: &State, me: Color, material: &Material) -> f64 {
     if lead < PRESS_LEAD {
         return 0.0;
     }
-    let board = state.board();
-    // Hidden pieces for every attacker, and revealed Bombs for the Miners,
-    // which clear them (a Flag walled in by Bombs is won only through them).
-    let hidden: Vec<Square> = board.pieces().filter(|(_, p)| p.color != me && !p.revealed).map(|(sq, _)| sq).collect();
-    let bombs: Vec<Square> = board
-        .pieces()
-        .filter(|(_, p)| p.color != me && p.revealed && p.kind == PieceType::Bomb)
-        .map(|(sq, _)| sq)
-        .collect();
-    let mut approach = 0.0;
-    for (sq, piece) in board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable()) {
-        let miner = piece.kind == PieceType::Miner;
-        let targets = hidden.iter().chain(bombs.iter().filter(|_| miner));
-        if let Some(nearest) = targets.map(|t| sq.manhattan(*t)).min() {
-            approach -= nearest as f64;
-        }
-    }
+    let targets = Targets::of_state(state, me);
+    let movable = state.board().pieces().filter(|(_, p)| p.color == me && p.kind.is_movable());
+    let approach = targets.approach(movable.map(|(sq, p)| (sq, p.kind)));
     let full = 2.0 * army_material(state.rules().piece_set);
     let gone = (1.0 - (material.own + material.opponent) / full).clamp(0.0, 1.0);
-    // The longer the game has stalled, the harder the pull.
-    let stall = (state.battleless() as f64 / PRESS_AFTER_BATTLELESS as f64).clamp(1.0, PRESS_STALL_MAX);
-    stall * PRESS_WEIGHT * approach + TRADE_WEIGHT * lead * gone
+    stall(state.battleless()) * PRESS_WEIGHT * approach + TRADE_WEIGHT * lead * gone
 }
 
 /// One whole army's material, Flag left out.

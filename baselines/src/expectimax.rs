@@ -54,7 +54,9 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 use stratego_players::determinize::{determinize, with_hidden_type};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
 
-use crate::eval::{evaluate, evaluate_pressing, terminal_score, PRESS_AFTER_BATTLELESS, WIN};
+use crate::eval::{evaluate, evaluate_pressing, press_term, terminal_score, WIN};
+pub use crate::press::Press;
+use crate::press::TABLES_PRESS_SCALE;
 use crate::ntuple::{NTupleNet, LEAF_SCALE};
 
 /// Root values closer than this are ties.
@@ -77,42 +79,6 @@ pub struct ExpectimaxConfig {
     /// Whether the leaves press towards the win when ahead
     /// (`eval::evaluate_pressing`).
     pub press: Press,
-}
-
-/// When the hand-written leaf evaluation presses (`eval::evaluate_pressing`).
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum Press {
-    /// Exactly when the game's rules lack the lab's progress rules (the
-    /// two-square and more-squares rules), which otherwise end shuffling;
-    /// so play under the lab's rules, and every result registered under
-    /// them, is unchanged.
-    #[default]
-    Auto,
-    On,
-    Off,
-}
-
-impl Press {
-    pub const fn name(self) -> &'static str {
-        match self {
-            Press::Auto => "auto",
-            Press::On => "on",
-            Press::Off => "off",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Press> {
-        [Press::Auto, Press::On, Press::Off].into_iter().find(|p| p.name() == name)
-    }
-
-    /// Whether to press in a game under `rules`.
-    pub fn applies(self, rules: &stratego_engine::Ruleset) -> bool {
-        match self {
-            Press::Auto => stratego_engine::ProgressRules::LAB.stricter_than(rules),
-            Press::On => true,
-            Press::Off => false,
-        }
-    }
 }
 
 impl ExpectimaxConfig {
@@ -215,7 +181,7 @@ impl ExpectimaxPlayer {
                 Leaf::Handwritten => None,
                 Leaf::NTuple { net, .. } => Some(net.clone()),
             },
-            press: self.config.press.applies(root.rules()) && root.battleless() >= PRESS_AFTER_BATTLELESS,
+            press: self.config.press.applies_after(root.rules(), root.battleless()),
         };
         let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
         self.last = SearchStats::default();
@@ -248,7 +214,8 @@ struct Search {
     aborted: bool,
     /// N-tuple tables for the leaves (`None`: the hand-written evaluation).
     leaf: Option<Arc<NTupleNet>>,
-    /// Whether the hand-written leaves press when ahead.
+    /// Whether the leaves press when ahead (the hand-written ones through
+    /// `evaluate_pressing`, the learned ones by adding `press_term`).
     press: bool,
 }
 
@@ -287,6 +254,9 @@ impl Search {
             return match &self.leaf {
                 None if self.press => evaluate_pressing(state, self.me),
                 None => evaluate(state, self.me),
+                Some(net) if self.press => {
+                    LEAF_SCALE * net.leaf_value(state, self.me) + TABLES_PRESS_SCALE * press_term(state, self.me)
+                }
                 Some(net) => LEAF_SCALE * net.leaf_value(state, self.me),
             };
         }
@@ -430,25 +400,5 @@ impl Player for ExpectimaxPlayer {
     /// limit, the tighter of the two deciding (`ExpectimaxConfig::under_clock`).
     fn limit_move_time(&mut self, limit: Duration) {
         self.config = self.config.under_clock(limit);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use stratego_engine::Ruleset;
-
-    /// `press=auto` presses only where the lab's progress rules are off, so
-    /// every match under them (every registered result) plays as before.
-    #[test]
-    fn auto_presses_only_under_rules_without_the_progress_rules() {
-        assert!(!Press::Auto.applies(&Ruleset::classic()));
-        assert!(!Press::Auto.applies(&Ruleset::barrage()));
-        assert!(Press::Auto.applies(&Ruleset { two_square_limit: 0, chase_rule: false, ..Ruleset::classic() }));
-        assert!(Press::On.applies(&Ruleset::classic()));
-        assert!(!Press::Off.applies(&Ruleset { two_square_limit: 0, ..Ruleset::classic() }));
-        for p in [Press::Auto, Press::On, Press::Off] {
-            assert_eq!(Press::from_name(p.name()), Some(p));
-        }
     }
 }

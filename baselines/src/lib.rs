@@ -3,7 +3,8 @@
 //!
 //! - [`random`], [`greedy`] (one ply, counting prior), [`expectimax`] (search
 //!   with chance nodes and Star1 pruning over determinized states, scored by
-//!   [`eval`] with the piece [`values`]);
+//!   [`eval`] with the piece [`values`]); [`press`]: pressing when ahead under
+//!   rules that do not end shuffling;
 //! - [`ntuple`]: an n-tuple network trained by TD(lambda) self-play: the
 //!   afterstate player `ntuple:PATH` and a learned leaf for expectimax;
 //! - [`entries`]: their entries in the player registry
@@ -17,6 +18,7 @@ pub mod eval;
 pub mod expectimax;
 pub mod greedy;
 pub mod ntuple;
+pub mod press;
 pub mod random;
 pub mod values;
 

@@ -34,6 +34,8 @@ fn ntuple_specs_parse_and_print_canonically() {
     for (text, canonical) in [
         (format!("ntuple:{t}"), format!("ntuple:{t}")),
         (format!("ntuple: {t} ,setup=handcrafted"), format!("ntuple:{t},setup=handcrafted")),
+        (format!("ntuple:{t},setup=handcrafted,press=on"), format!("ntuple:{t},press=on,setup=handcrafted")),
+        (format!("ntuple:{t},press=auto"), format!("ntuple:{t}")),
         (format!("expectimax:depth=2,leaf=ntuple:{t}"), format!("expectimax:depth=2,leaf=ntuple:{t}")),
         ("expectimax:leaf=handwritten".to_string(), "expectimax:depth=3".to_string()),
     ] {
@@ -46,6 +48,7 @@ fn ntuple_specs_parse_and_print_canonically() {
     let err = |text: &str| factory(text).err().unwrap().to_string();
     assert!(err("ntuple:").contains("needs a table file path"));
     assert!(err(&format!("ntuple:{t},depth=2")).contains("player `ntuple` has no option `depth`"));
+    assert!(err(&format!("ntuple:{t},press=hard")).contains("bad value `hard` for option `press`"));
     assert!(err("expectimax:leaf=neural").contains("bad value `neural` for option `leaf`"));
     assert!(err("expectimax:leaf=ntuple:").contains("bad value `ntuple:`"));
 }

@@ -1,5 +1,6 @@
 //! The afterstate player (`ntuple:PATH`): it values the afterstate of every
-//! legal move with the tables and plays the best one, without search.
+//! legal move with the tables and plays the best one, without search; under
+//! rules that do not end shuffling it presses when ahead (`press`).
 
 use std::sync::Arc;
 
@@ -7,9 +8,14 @@ use rand::Rng;
 use stratego_engine::{Move, PieceSet, Ruleset, Setup};
 
 use super::net::NTupleNet;
+use super::LEAF_SCALE;
+use crate::press::{Press, ViewPress, TABLES_PRESS_SCALE};
 use stratego_players::player::{AgentRng, Player, PlayerError, PlayerFactory};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::InfoView;
+
+/// The tables' value of one point of the press's pull (`crate::press`).
+const PRESS_PER_POINT: f64 = TABLES_PRESS_SCALE / LEAF_SCALE;
 
 /// Values closer than this are ties.
 const TIE: f64 = 1e-9;
@@ -30,6 +36,8 @@ pub struct NTuplePlayer {
     /// The spec that names this player (`ntuple:PATH`).
     pub name: String,
     pub setup: SetupPolicy,
+    /// Whether it presses when ahead in a stalled game (`crate::press`).
+    pub press: Press,
 }
 
 impl Player for NTuplePlayer {
@@ -42,7 +50,12 @@ impl Player for NTuplePlayer {
     }
 
     fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
-        let values = self.net.move_values(view);
+        let mut values = self.net.move_values(view);
+        if let Some(press) = ViewPress::new(self.press, view) {
+            for (value, &mv) in values.iter_mut().zip(&view.legal_moves) {
+                *value += press.pull(view, mv) * PRESS_PER_POINT;
+            }
+        }
         let best = pick_best(&values, rng)
             .ok_or_else(|| PlayerError::Failed(format!("{}: no legal move has a numeric value", self.name)))?;
         Ok(view.legal_moves[best])
@@ -54,6 +67,7 @@ pub struct NTupleFactory {
     pub net: Arc<NTupleNet>,
     pub name: String,
     pub setup: SetupPolicy,
+    pub press: Press,
 }
 
 impl PlayerFactory for NTupleFactory {
@@ -62,7 +76,7 @@ impl PlayerFactory for NTupleFactory {
     }
 
     fn make(&self) -> Box<dyn Player> {
-        Box::new(NTuplePlayer { net: self.net.clone(), name: self.name.clone(), setup: self.setup })
+        Box::new(NTuplePlayer { net: self.net.clone(), name: self.name.clone(), setup: self.setup, press: self.press })
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {

@@ -423,3 +423,39 @@ fn a_table_file_changed_after_writing_fails_its_checksum() {
     let unsummed = rewritten(&net, |m| drop(m.remove("ntuple.sha256")), |_| ());
     assert_eq!(NTupleNet::from_bytes(&unsummed, None).unwrap(), net);
 }
+
+/// The press (issue 16): ahead in a stalled game under rules without the
+/// lab's progress rules, the afterstate player steps towards the enemy's
+/// hidden pieces where its tables see no difference; with `press=off`, or
+/// under the lab's rules with `press=auto`, it plays as it always did.
+#[test]
+fn the_afterstate_player_presses_only_when_ahead_in_a_stalled_lax_game() {
+    use crate::press::Press;
+    use std::sync::Arc;
+    use stratego_players::player::Player;
+    use stratego_players::SetupPolicy;
+    // Red: its Flag (j1) and a Colonel on e6, whose only step towards
+    // Blue's hidden pieces (a10, c10) is e7; Blue: those two and a revealed
+    // Bomb on j5.
+    let board = "f.b......./........../........../........../..~~C.~~../..~~..~~.b^/........../........../........../.........F";
+    let lax = "stratego-rules-v1:pieces=classic,two-square=0,chase=off,max-plies=1000,max-battleless=4294967295";
+    let zero = Arc::new(NTupleNet::new(Layout::preset(layout::DEFAULT).unwrap(), Ruleset::classic(), false).unwrap());
+    let choices = |rules: &str, battleless: u32, press: Press| {
+        let s = State::deserialize(&format!("{rules} {board} red 60 {battleless}")).unwrap();
+        let history = public_history(&s);
+        let view = InfoView::new(&s, &history);
+        let mut player = NTuplePlayer { net: zero.clone(), name: "nt".into(), setup: SetupPolicy::Random, press };
+        let mut chosen: Vec<String> = (0..40)
+            .map(|seed| player.choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap().to_string())
+            .collect();
+        chosen.sort();
+        chosen.dedup();
+        chosen
+    };
+    // The zero tables tie every move: only the press breaks the tie.
+    assert_eq!(choices(lax, 40, Press::Auto), ["e6-e7"]);
+    assert_eq!(choices(lax, 40, Press::On), ["e6-e7"]);
+    for unpressed in [choices(lax, 40, Press::Off), choices(lax, 10, Press::Auto), choices(RULES, 40, Press::Auto)] {
+        assert!(unpressed.len() > 1 && unpressed.contains(&"e6-e5".to_string()), "{unpressed:?}");
+    }
+}

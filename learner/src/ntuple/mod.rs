@@ -321,6 +321,7 @@ impl NTupleRun {
             net: Arc::new(net.clone()),
             name: format!("ntuple:{}@{}", self.root().display(), net.games),
             setup: e.setup.parse().map_err(|err| TrainError::Config(format!("`evaluation.setup`: {err}")))?,
+            press: Default::default(),
         };
         let config = MatchConfig {
             rules: *net.rules(),
