@@ -92,9 +92,13 @@ pub enum TrainSetups {
     /// Uniform random setups.
     #[default]
     Random,
-    /// The handcrafted recipe (`setup_policy`).
+    /// The handcrafted recipe (`setup_policy`), first version: every
+    /// recorded run replays with it.
     Handcrafted,
-    /// Each side draws one of the two, with even odds.
+    /// The handcrafted recipe that never walls a piece in (issue 16).
+    HandcraftedV2,
+    /// Each side draws uniform random or handcrafted (first version), with
+    /// even odds.
     Mixed,
 }
 
@@ -236,6 +240,7 @@ impl Trainer {
         match self.config.setups {
             TrainSetups::Random => SetupPolicy::Random,
             TrainSetups::Handcrafted => SetupPolicy::Handcrafted,
+            TrainSetups::HandcraftedV2 => SetupPolicy::HandcraftedV2,
             TrainSetups::Mixed => {
                 if rng.random_bool(0.5) {
                     SetupPolicy::Handcrafted

@@ -154,6 +154,18 @@ mod tests {
             let config = NTupleConfig::parse(text).unwrap();
             assert_eq!(NTupleConfig::parse(&config.to_toml()).unwrap(), config);
         }
+        // Every setup source is spelled as the player specs spell it.
+        for (name, setups) in [
+            ("random", TrainSetups::Random),
+            ("handcrafted", TrainSetups::Handcrafted),
+            ("handcrafted-v2", TrainSetups::HandcraftedV2),
+            ("mixed", TrainSetups::Mixed),
+        ] {
+            let text = TINY.replace("setups = \"mixed\"", &format!("setups = \"{name}\""));
+            let config = NTupleConfig::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(config.setups, setups);
+            assert_eq!(NTupleConfig::parse(&config.to_toml()).unwrap(), config);
+        }
         let registered = NTupleConfig::parse(REGISTERED).unwrap();
         assert_eq!(registered.rules.ruleset().unwrap(), stratego_engine::Ruleset::classic());
         assert_eq!(registered.evaluation.seed, 9001);
