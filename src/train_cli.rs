@@ -49,13 +49,14 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
     if let Some(iterations) = args.iterations {
         config.run.iterations = iterations;
     }
+    // How far the run got: its newest checkpoint that verifies, the one a
+    // resume starts from (a corrupt newer one does not count as done).
+    let at = run.newest_verifying()?.0.map_or(0, |(iteration, _)| iteration);
     if let Some(n) = args.start.stop_after {
-        let at = run.latest()?.map_or(0, |(iteration, _)| iteration);
         config.run.iterations = config.run.iterations.min(at.saturating_add(n));
     }
     writeln!(out, "run: {}", run.root().display()).map_err(output)?;
     if resume {
-        let at = run.latest()?.map_or(0, |(iteration, _)| iteration);
         if at >= config.run.iterations {
             writeln!(
                 out,

@@ -229,23 +229,30 @@ impl RunDir {
     /// newer ones were skipped and why. `Err` when checkpoints exist but
     /// none verifies: starting over silently would lose the run.
     pub fn latest_verified(&self) -> Result<Option<(u64, PathBuf)>, TrainError> {
-        let all = self.checkpoint_dirs()?;
+        let (newest, skipped) = self.newest_verifying()?;
+        for line in &skipped {
+            crate::say(&format!("{line}; trying an older one"));
+        }
+        match newest {
+            None if !skipped.is_empty() => {
+                Err(TrainError::Run(format!("no checkpoint verifies ({})", skipped.join("; "))))
+            }
+            newest => Ok(newest),
+        }
+    }
+
+    /// The newest complete checkpoint that verifies, and a line for each
+    /// newer one that does not (said by `latest_verified`; a caller that
+    /// only asks how far the run got stays quiet).
+    pub fn newest_verifying(&self) -> Result<(Option<(u64, PathBuf)>, Vec<String>), TrainError> {
         let mut skipped = Vec::new();
-        for (step, dir) in all.into_iter().rev() {
+        for (step, dir) in self.checkpoint_dirs()?.into_iter().rev() {
             match verify_checkpoint(&dir) {
-                Ok(()) => return Ok(Some((step, dir))),
-                Err(why) => {
-                    let line = format!("{}: skipped: {why}", dir.display());
-                    crate::say(&format!("{line}; trying an older one"));
-                    skipped.push(line);
-                }
+                Ok(()) => return Ok((Some((step, dir)), skipped)),
+                Err(why) => skipped.push(format!("{}: skipped: {why}", dir.display())),
             }
         }
-        if skipped.is_empty() {
-            Ok(None)
-        } else {
-            Err(TrainError::Run(format!("no checkpoint verifies ({})", skipped.join("; "))))
-        }
+        Ok((None, skipped))
     }
 }
 
