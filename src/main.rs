@@ -415,7 +415,7 @@ fn write_new_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 fn replay(out: &mut impl Write, path: &Path, rules: Option<&str>, print_moves: bool) -> Result<(), CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = stratego_engine::files::read_text(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let record = GameRecord::parse(&text)?;
     let state = match rules {
         Some(rules_text) => record.replay_under(&rules_text.parse::<Ruleset>()?)?,

@@ -527,6 +527,30 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
         assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
         assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err:?}");
     }
+    // Files without end: a device is refused as a checkpoint or a table
+    // file, and read as text only up to its limit (these used to read until
+    // memory ran out).
+    if Path::new("/dev/zero").exists() {
+        let out = std::env::temp_dir().join(format!("fuzz-distill-{}.safetensors", std::process::id()));
+        let out = out.display().to_string();
+        let endless: &[&[&str]] = &[
+            &["arena", "--a", "net:/dev/zero", "--b", "random"],
+            &["arena", "--a", "ntuple:/dev/zero", "--b", "random"],
+            &["model", "info", "/dev/zero"],
+            &["train", "--config", "/dev/zero"],
+            &["distill", "--config", "/dev/zero", "--out", &out],
+            &["ntuple", "train", "--config", "/dev/zero"],
+            &["replay", "/dev/zero"],
+            &["register", "run", "/dev/zero"],
+        ];
+        for args in endless {
+            let o = run(args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err:?}");
+            assert!(err.contains("not a regular file") || err.contains("longer than 64 MiB"), "{args:?}: {err}");
+        }
+    }
     // An unwritable stderr must not turn the error into a panic.
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
     if let Ok(full) = full {

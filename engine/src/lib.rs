@@ -16,6 +16,7 @@ pub mod canonical;
 mod chase;
 pub mod conformance;
 pub mod error;
+pub mod files;
 pub mod game;
 pub mod generated_docs;
 pub mod history;

@@ -157,7 +157,7 @@ fn swap_mode() -> String {
 /// Reads and checks a registration file; `players` turns its specs into
 /// factories (the command line's registry knows every player).
 pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, RegistrationError> {
-    let text = std::fs::read_to_string(path)
+    let text = stratego_engine::files::read_text(path)
         .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
     let invalid = |why: String| RegistrationError::Invalid { path: path.to_path_buf(), why };
     let registration: Registration =
@@ -322,7 +322,7 @@ fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationE
     }
     let fail = |e: std::io::Error| RegistrationError::Append { path: path.to_path_buf(), why: e.to_string() };
     let table = toml::to_string(&Log { results: [logged] }).expect("a result serialises");
-    let mut text = std::fs::read(path).map_err(fail)?;
+    let mut text = stratego_engine::files::read_text(path).map_err(fail)?.into_bytes();
     let separator = if text.last().is_none_or(|&b| b == b'\n') { "\n" } else { "\n\n" };
     text.extend_from_slice(format!("{separator}{table}").as_bytes());
     let mut partial = path.as_os_str().to_owned();

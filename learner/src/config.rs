@@ -469,7 +469,7 @@ fn toml_error(text: &str, e: toml::de::Error) -> TrainError {
 impl TrainConfig {
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
-        let text = std::fs::read_to_string(path)
+        let text = stratego_engine::files::read_text(path)
             .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
         let config = TrainConfig::parse(&text).map_err(|e| match e {
             TrainError::Config(m) => TrainError::Config(format!("{}: {m}", path.display())),

@@ -169,7 +169,7 @@ const CHECKPOINT_CONFIG: &str = "config.toml";
 const MANIFEST: &str = "manifest.json";
 
 fn sha256_of(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = stratego_engine::files::read_data(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -188,7 +188,7 @@ fn write_manifest(dir: &Path) -> Result<(), TrainError> {
 /// which does not. A checkpoint from before manifests existed is accepted
 /// as it is (there is nothing to check it against).
 pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
-    let text = match std::fs::read_to_string(dir.join(MANIFEST)) {
+    let text = match stratego_engine::files::read_text(&dir.join(MANIFEST)) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.join(CHECKPOINT_CONFIG).exists() => return Ok(()),
         Err(e) => return Err(format!("{MANIFEST}: {e}")),
@@ -210,7 +210,7 @@ impl RunDir {
     /// truncated or edited file would otherwise change the run silently,
     /// its missing keys taking the defaults).
     pub fn check_config(&self, checkpoint: &Path) -> Result<(), TrainError> {
-        let Ok(then) = std::fs::read_to_string(checkpoint.join(CHECKPOINT_CONFIG)) else {
+        let Ok(then) = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG)) else {
             return Ok(()); // written before checkpoints recorded their config
         };
         if then == self.resolved {
@@ -274,7 +274,7 @@ pub fn restore(
     plain_device: &Device,
     optimizer: burn::optim::ModuleOptimizer,
 ) -> Result<Restored, TrainError> {
-    let counters: Counters = std::fs::read_to_string(dir.join("counters.json"))
+    let counters: Counters = stratego_engine::files::read_text(&dir.join("counters.json"))
         .map_err(|e| run_error(dir, format!("counters.json: {e}")))
         .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))?;
     let mut net = StrategoNet::new(&meta.config, meta.layout, train_device);

@@ -88,7 +88,7 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
-    std::fs::read(path).map_err(|e| error(path, format!("cannot read: {e}")))
+    stratego_engine::files::read_data(path).map_err(|e| error(path, format!("cannot read: {e}")))
 }
 
 /// `read_meta` of the file's bytes, already read.

@@ -148,7 +148,7 @@ impl NTupleNet {
     /// Reads a table file, refusing one written for another ruleset than
     /// `expected` (when given).
     pub fn load(path: &Path, expected: Option<&Ruleset>) -> Result<NTupleNet, TableFileError> {
-        let bytes = std::fs::read(path)
+        let bytes = stratego_engine::files::read_data(path)
             .map_err(|e| TableFileError { path: path.display().to_string(), why: format!("cannot read: {e}") })?;
         NTupleNet::from_bytes(&bytes, expected).map_err(|why| TableFileError { path: path.display().to_string(), why })
     }
@@ -266,7 +266,7 @@ impl NTupleNet {
     /// that trained it), if it has one.
     pub fn training_note(path: &Path) -> Result<Option<String>, TableFileError> {
         let fail = |why: String| TableFileError { path: path.display().to_string(), why };
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let bytes = stratego_engine::files::read_data(path).map_err(|e| fail(format!("cannot read: {e}")))?;
         let (_, header) = SafeTensors::read_metadata(&bytes)
             .map_err(|e| fail(format!("not a safetensors file (truncated or corrupted?): {e}")))?;
         Ok(header.metadata().as_ref().and_then(|m| m.get(KEY_TRAINING).cloned()))

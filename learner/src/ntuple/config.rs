@@ -80,7 +80,7 @@ fn default_setup() -> String {
 impl NTupleConfig {
     /// Reads and checks a config file; an error names the file and the key.
     pub fn load(path: &Path) -> Result<NTupleConfig, TrainError> {
-        let text = std::fs::read_to_string(path)
+        let text = stratego_engine::files::read_text(path)
             .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
         NTupleConfig::parse(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
     }

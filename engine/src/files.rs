@@ -1,0 +1,83 @@
+//! Reading the files a user names (configs, records, registrations,
+//! checkpoints, table files), bounded.
+//!
+//! `std::fs::read` reads until the end of the file, and some files have
+//! none: `net:/dev/zero` used to read until memory ran out. Here text is
+//! read up to `TEXT_LIMIT` bytes, from any kind of file (a pipe such as
+//! `--config <(...)` works), and binary data only from regular files, up to
+//! `DATA_LIMIT` bytes; beyond either, the read fails with an error that
+//! says so. The crates above the engine all read user files through these
+//! two functions.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The largest text file read: far above any config, record or
+/// registration the lab writes (a 4,000-ply record is about 30 kB).
+pub const TEXT_LIMIT: u64 = 64 << 20;
+/// The largest binary file read: far above any checkpoint or table file
+/// the lab writes (the largest network preset is well under 1 GiB).
+pub const DATA_LIMIT: u64 = 4 << 30;
+
+/// Reads at most `limit` bytes; more is an error.
+fn read_bounded(file: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("longer than {} MiB, the limit", limit >> 20)));
+    }
+    Ok(bytes)
+}
+
+/// A text file's contents: UTF-8, at most `TEXT_LIMIT` bytes.
+pub fn read_text(path: &Path) -> io::Result<String> {
+    let bytes = read_bounded(std::fs::File::open(path)?, TEXT_LIMIT)?;
+    String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// A binary file's contents: a regular file (not a device, a pipe or a
+/// directory) of at most `DATA_LIMIT` bytes.
+pub fn read_data(path: &Path) -> io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > DATA_LIMIT {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("longer than {} MiB, the limit", DATA_LIMIT >> 20)));
+    }
+    read_bounded(file, DATA_LIMIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_stop_at_their_limits() {
+        assert_eq!(read_bounded(&b"abc"[..], 3).unwrap(), b"abc");
+        let err = read_bounded(io::repeat(0), 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("longer than 1 MiB"), "{err}");
+    }
+
+    #[test]
+    fn files_without_end_and_non_files_are_refused() {
+        let zero = Path::new("/dev/zero");
+        if zero.exists() {
+            assert!(read_data(zero).unwrap_err().to_string().contains("not a regular file"));
+            assert!(read_text(zero).unwrap_err().to_string().contains("longer than 64 MiB"));
+        }
+        let dir = std::env::temp_dir();
+        assert!(read_data(&dir).unwrap_err().to_string().contains("is a directory"));
+        let path = dir.join(format!("files-test-{}.txt", std::process::id()));
+        std::fs::write(&path, "rules\n").unwrap();
+        assert_eq!(read_text(&path).unwrap(), "rules\n");
+        assert_eq!(read_data(&path).unwrap(), b"rules\n");
+        std::fs::write(&path, [0xff, 0xfe]).unwrap();
+        assert!(read_text(&path).unwrap_err().to_string().contains("not UTF-8"));
+        std::fs::remove_file(&path).unwrap();
+    }
+}
