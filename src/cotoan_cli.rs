@@ -2,7 +2,7 @@
 //! and dump engine verdicts for the GDL conformance checker
 //! (tools/cotoan_conformance.py).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 
 use clap::{Args, Subcommand, ValueEnum};
 use rand::SeedableRng;
@@ -159,9 +159,7 @@ fn play(out: &mut impl Write, seed: u64, settings: Settings, print_moves: bool) 
 
 fn legal(out: &mut impl Write, snapshot: &str, settings: Option<&str>) -> Result<(), CliError> {
     let text = if snapshot == "-" {
-        let mut text = String::new();
-        io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
-        text
+        stratego_engine::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}"))?
     } else {
         snapshot.to_string()
     };

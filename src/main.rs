@@ -4,7 +4,7 @@
 //! status 1; a closed stdout (say, piped into `head`) ends the program quietly.
 
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -362,9 +362,7 @@ fn read_position(position: String) -> Result<String, CliError> {
     if position != "-" {
         return Ok(position);
     }
-    let mut text = String::new();
-    io::stdin().read_to_string(&mut text).map_err(|e| format!("cannot read stdin: {e}"))?;
-    Ok(text)
+    stratego_engine::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}").into())
 }
 
 /// One line per ply: number, side, move, and the battle if there was one.

@@ -550,6 +550,21 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
             assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err:?}");
             assert!(err.contains("not a regular file") || err.contains("longer than 64 MiB"), "{args:?}: {err}");
         }
+        // The same on stdin, and from a referee whose line never ends.
+        for (args, why) in [
+            (&["legal", "-"][..], "cannot read stdin: longer than 64 MiB"),
+            (&["cotoan", "legal", "-"][..], "cannot read stdin: longer than 64 MiB"),
+            (&["ucc-bot", "--agent", "random"][..], "a line longer than 1 MiB"),
+        ] {
+            let o = std::process::Command::new(env!("CARGO_BIN_EXE_stratego"))
+                .args(args)
+                .stdin(std::fs::File::open("/dev/zero").unwrap())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.lines().last().is_some_and(|l| l.starts_with("error: ") && l.contains(why)), "{args:?}: {err}");
+        }
     }
     // An unwritable stderr must not turn the error into a panic.
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full");

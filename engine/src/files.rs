@@ -6,10 +6,10 @@
 //! read up to `TEXT_LIMIT` bytes, from any kind of file (a pipe such as
 //! `--config <(...)` works), and binary data only from regular files, up to
 //! `DATA_LIMIT` bytes; beyond either, the read fails with an error that
-//! says so. The crates above the engine all read user files through these
-//! two functions.
+//! says so. The crates above the engine read user files, stdin and the UCC
+//! referee's lines through these functions.
 
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 
 /// The largest text file read: far above any config, record or
@@ -31,8 +31,28 @@ fn read_bounded(file: impl Read, limit: u64) -> io::Result<Vec<u8>> {
 
 /// A text file's contents: UTF-8, at most `TEXT_LIMIT` bytes.
 pub fn read_text(path: &Path) -> io::Result<String> {
-    let bytes = read_bounded(std::fs::File::open(path)?, TEXT_LIMIT)?;
+    read_text_from(std::fs::File::open(path)?)
+}
+
+/// The text of a stream (stdin for `-`): UTF-8, at most `TEXT_LIMIT` bytes.
+pub fn read_text_from(input: impl Read) -> io::Result<String> {
+    let bytes = read_bounded(input, TEXT_LIMIT)?;
     String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8 text"))
+}
+
+/// The longest line read from a conversation (the UCC referee's): a board
+/// row or a move is a few dozen bytes.
+pub const LINE_LIMIT: u64 = 1 << 20;
+
+/// One line of a conversation, newline included (empty at the end of the
+/// stream), at most `LINE_LIMIT` bytes.
+pub fn read_line_from(input: &mut impl BufRead) -> io::Result<String> {
+    let mut line = String::new();
+    input.take(LINE_LIMIT + 1).read_line(&mut line)?;
+    if line.len() as u64 > LINE_LIMIT {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("a line longer than {} MiB", LINE_LIMIT >> 20)));
+    }
+    Ok(line)
 }
 
 /// A binary file's contents: a regular file (not a device, a pipe or a
@@ -61,6 +81,16 @@ mod tests {
         assert_eq!(read_bounded(&b"abc"[..], 3).unwrap(), b"abc");
         let err = read_bounded(io::repeat(0), 1 << 20).unwrap_err();
         assert!(err.to_string().contains("longer than 1 MiB"), "{err}");
+    }
+
+    #[test]
+    fn lines_stop_at_their_limit() {
+        let mut two = &b"one\ntwo"[..];
+        assert_eq!(read_line_from(&mut two).unwrap(), "one\n");
+        assert_eq!(read_line_from(&mut two).unwrap(), "two");
+        assert_eq!(read_line_from(&mut two).unwrap(), "");
+        let mut endless = io::BufReader::new(io::repeat(b'x'));
+        assert!(read_line_from(&mut endless).unwrap_err().to_string().contains("longer than 1 MiB"));
     }
 
     #[test]

@@ -437,9 +437,8 @@ struct Conversation<'a, R: BufRead, W: Write> {
 
 impl<R: BufRead, W: Write> Conversation<'_, R, W> {
     fn read(&mut self) -> Result<Line, UccError> {
-        let mut line = String::new();
-        let n = self.input.read_line(&mut line).map_err(|e| UccError::Read(e.to_string()))?;
-        if n == 0 {
+        let line = stratego_engine::files::read_line_from(&mut self.input).map_err(|e| UccError::Read(e.to_string()))?;
+        if line.is_empty() {
             return Ok(Line::Closed);
         }
         let line = line.trim_end_matches(['\n', '\r']).to_string();
