@@ -221,6 +221,36 @@ mod tests {
         assert!((red_to_move - blue_to_move - extra).abs() < 1e-3, "{red_to_move} {blue_to_move}");
     }
 
+    /// The afterstate player's lead (`press::view_lead`, from its view) is
+    /// the lead this evaluation presses on (from the state), for the side
+    /// to move, over random games with battles and revealed pieces.
+    #[test]
+    fn the_view_lead_is_the_evaluations_lead() {
+        use rand::SeedableRng;
+        use stratego_engine::{Ruleset, Setup};
+        use stratego_players::view::{public_history, InfoView};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(16);
+        let mut compared = 0;
+        for _ in 0..20 {
+            let rules = Ruleset::classic();
+            let (red, blue) = (Setup::random(rules.piece_set, &mut rng), Setup::random(rules.piece_set, &mut rng));
+            let mut s = State::from_setups(rules, &red, &blue).unwrap();
+            while !s.is_terminal() && s.ply() < 300 {
+                if s.ply() % 10 == 0 {
+                    let history = public_history(&s);
+                    let (_, material) = terms(&s, s.to_move());
+                    let view = crate::press::view_lead(&InfoView::new(&s, &history));
+                    let lead = material.own - material.opponent;
+                    assert!((view - lead).abs() < 1e-3, "ply {}: view {view}, state {lead}", s.ply());
+                    compared += 1;
+                }
+                let mv = s.sample_legal_move(&mut rng).unwrap();
+                s.apply_move(mv).unwrap();
+            }
+        }
+        assert!(compared > 200, "{compared}");
+    }
+
     /// The press: nothing when not ahead; when ahead, a step towards the
     /// hidden enemy piece scores higher than the same step away from it.
     #[test]

@@ -13,10 +13,11 @@ use std::io::{self, BufRead, Read};
 use std::path::Path;
 
 /// The largest text file read: far above any config, record or
-/// registration the lab writes (a 4,000-ply record is about 30 kB).
+/// registration the lab writes (a 1,000-ply game record measured 7.2 kB).
 pub const TEXT_LIMIT: u64 = 64 << 20;
 /// The largest binary file read: far above any checkpoint or table file
-/// the lab writes (the largest network preset is well under 1 GiB).
+/// the lab writes (the largest network preset, `ataraxos`, has 14.7 million
+/// parameters: 59 MB of f32 weights).
 pub const DATA_LIMIT: u64 = 4 << 30;
 
 /// Reads at most `limit` bytes; more is an error.
