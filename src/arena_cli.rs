@@ -353,14 +353,21 @@ pub fn bench_agents(out: &mut impl Write, args: BenchAgentsArgs) -> Result<(), C
         writeln!(out, "agents arena {spec} vs {spec} ({threads} threads): {rate:.1} games/s").map_err(output)?;
         writeln!(out, "agents arena {spec} vs {spec} game length: {length:.1} plies").map_err(output)?;
     }
+    // The anchor, measured in the same run: the search without the leaves'
+    // guards and scale and without the informed opponent (as it was before
+    // them), so the cost of those is a ratio of two figures of one run.
     let config = ExpectimaxConfig::default();
+    let anchor = ExpectimaxConfig { scale: 0, guard: false, informed: false, ..config };
     let (rate, depth) = expectimax_nodes_per_second(config, args.positions, args.seed);
+    let (anchor_rate, _) = expectimax_nodes_per_second(anchor, args.positions, args.seed);
     writeln!(
         out,
         "agents expectimax search (depth {}, {} nodes): {rate:.0} nodes/s per core",
         config.depth, config.nodes
     )
     .map_err(output)?;
+    writeln!(out, "agents expectimax anchor without guards or informed opponent: {anchor_rate:.0} nodes/s per core")
+        .map_err(output)?;
     writeln!(out, "agents expectimax completed depth: {depth:.2} plies").map_err(output)?;
     Ok(())
 }

@@ -183,6 +183,13 @@ const DEFAULT_RULES: Ruleset = Ruleset::classic();
 /// of players trained under one ruleset (`net:`, `ntuple:`), that one.
 #[derive(Args)]
 struct RulesArgs {
+    /// The ruleset the switches below change: a name (`classic`, `barrage`,
+    /// or `referee`: the UCC 2012 referee's rules, no two-square or
+    /// more-squares rule and its 1000-turn cap, as outside bots play) or a
+    /// canonical ruleset text. [default: classic; in a match of trained
+    /// players, their ruleset]
+    #[arg(long, value_parser = parse_ruleset)]
+    rules: Option<Ruleset>,
     #[arg(long, value_enum, help = rules_help("Piece set", DEFAULT_RULES.piece_set.name()))]
     pieces: Option<PiecesArg>,
     #[arg(long, help = rules_help("Two-square limit (0 disables the rule; 5 is ISF article 10.1)", DEFAULT_RULES.two_square_limit))]
@@ -203,12 +210,13 @@ fn rules_help(what: &str, default: impl std::fmt::Display) -> String {
 impl RulesArgs {
     /// The switches over docs/RULES.md's defaults.
     fn ruleset(&self) -> Result<Ruleset, CliError> {
-        self.over(DEFAULT_RULES)
+        self.over(self.rules.unwrap_or(DEFAULT_RULES))
     }
 
     /// Whether any switch was given.
     fn given(&self) -> bool {
-        self.pieces.is_some()
+        self.rules.is_some()
+            || self.pieces.is_some()
             || self.two_square.is_some()
             || self.chase.is_some()
             || self.max_plies.is_some()
@@ -231,6 +239,14 @@ impl RulesArgs {
         rules.validate()?;
         Ok(rules)
     }
+}
+
+/// `--rules`: a named ruleset or a canonical text.
+fn parse_ruleset(text: &str) -> Result<Ruleset, String> {
+    text.parse::<Ruleset>().map_err(|e| {
+        let names: Vec<&str> = stratego_engine::NAMED_RULESETS.iter().map(|(n, _)| *n).collect();
+        format!("{e} (a ruleset is one of {} or a canonical text)", names.join(", "))
+    })
 }
 
 /// A count flag's parser, `lo..=hi`: zero or an absurd size is a usage

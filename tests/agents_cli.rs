@@ -238,3 +238,53 @@ fn bench_agents_prints_one_figure_per_line() {
         assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
     }
 }
+
+/// A network trained under the classic caps plays an arena match under other
+/// caps (it stopped at its first move before), and under the referee's rules
+/// by name (`--rules referee`); another piece set is refused before any
+/// output is made.
+#[test]
+fn arena_plays_a_network_under_other_caps_and_the_referees_rules() {
+    let dir = scratch("arena-net-caps");
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/cpu-tiny.safetensors");
+    for (i, rules) in [["--max-plies", "100"], ["--rules", "referee"]].iter().enumerate() {
+        let out = dir.join(format!("m{i}"));
+        let o = stratego(&[
+            "arena",
+            "--a",
+            &format!("net:{net}"),
+            "--b",
+            "random",
+            "--games",
+            "2",
+            rules[0],
+            rules[1],
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{rules:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains("W/D/L (A): "), "{}", stdout(&o));
+        let results = std::fs::read_to_string(out.join("results.json")).unwrap();
+        let expected = if i == 0 { "max-plies=100" } else { "two-square=0,chase=off,max-plies=1998" };
+        assert!(results.contains(expected), "{results}");
+    }
+    let refused = dir.join("refused");
+    let o = stratego(&[
+        "arena",
+        "--a",
+        &format!("net:{net}"),
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--pieces",
+        "barrage",
+        "--out",
+        refused.to_str().unwrap(),
+    ]);
+    assert_one_line_error(&o, "another piece set");
+    assert!(!refused.exists());
+    let o = stratego(&["arena", "--a", "random", "--b", "random", "--games", "2", "--rules", "referees"]);
+    assert_one_line_error(&o, "referee");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -383,3 +383,34 @@ fn every_network_config_is_valid() {
     assert!(!run.exists(), "nothing is created for a refused init");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `net:` opponent trained under other progress rules and caps than the
+/// run's (cpu-tiny: the classic caps; the smoke run: 300 plies) plays its
+/// share of the self-play games, and the run trains. One trained for another
+/// piece set is refused before the run directory exists.
+#[test]
+fn a_network_opponent_trained_under_other_caps_trains_and_another_piece_set_is_refused_at_start() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-net-opponent");
+    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/cpu-tiny.safetensors");
+    let path = rl_only_smoke(&dir, "net-opponent", |config| {
+        config.selfplay.opponents = vec![format!("net:{net}")];
+        config.selfplay.opponent_share = 1.0;
+    });
+    let run = dir.join("run");
+    let o =
+        stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap(), "--iterations", "1"]);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let lines = metrics(&run);
+    assert_eq!(iterations(&lines).len(), 1, "{lines:?}");
+
+    let barrage = rl_only_smoke(&dir, "barrage", |config| {
+        config.game.rules = stratego_engine::Ruleset { max_plies: 300, ..stratego_engine::Ruleset::barrage() };
+        config.selfplay.opponents = vec![format!("net:{net}")];
+    });
+    let refused = dir.join("refused");
+    let o = stratego(&["train", "--config", barrage.to_str().unwrap(), "--run", refused.to_str().unwrap()]);
+    assert_one_line_error(&o, "another piece set");
+    assert!(!refused.exists(), "nothing is made for a refused config");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -18,8 +18,8 @@ use crate::random::RandomPlayer;
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
 const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
-const EXPECTIMAX_OPTIONS: &str =
-    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
+const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
+     scale=N (material points; 0 = linear), guard=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2";
 
 /// Adds `setup=` when it is not the default.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy) -> PlayerSpec {
@@ -60,6 +60,17 @@ pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Lea
     if config.press != Press::default() {
         spec = spec.with("press", config.press.name());
     }
+    let defaults = ExpectimaxConfig::default();
+    if config.scale != defaults.scale {
+        spec = spec.with("scale", config.scale);
+    }
+    for (key, on, default) in
+        [("guard", config.guard, defaults.guard), ("informed", config.informed, defaults.informed)]
+    {
+        if on != default {
+            spec = spec.with(key, if on { "on" } else { "off" });
+        }
+    }
     with_setup(spec, setup)
 }
 
@@ -76,7 +87,19 @@ pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy) -> PlayerSpec {
 fn press_option(spec: &PlayerSpec) -> Result<Press, SpecError> {
     match spec.option("press") {
         None => Ok(Press::default()),
-        Some(text) => Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off")),
+        Some(text) => {
+            Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off"))
+        }
+    }
+}
+
+/// An `on|off` option of a spec.
+fn switch_option(spec: &PlayerSpec, key: &str, default: bool) -> Result<bool, SpecError> {
+    match spec.option(key) {
+        None => Ok(default),
+        Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(text) => Err(SpecError::bad_value(key, text, "expected on or off")),
     }
 }
 
@@ -99,7 +122,11 @@ pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecErro
     };
     let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
     let press = press_option(spec)?;
-    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press };
+    let scale =
+        spec.parse_option("scale", defaults.scale, |_: &u32| true, "expected a whole number of material points")?;
+    let guard = switch_option(spec, "guard", defaults.guard)?;
+    let informed = switch_option(spec, "informed", defaults.informed)?;
+    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press, scale, guard, informed };
     Ok(match time {
         Some(limit) => config.under_clock(limit),
         None => config,

@@ -28,11 +28,40 @@
 //!   any other and shuffles until a cap draws the game, where the rules do
 //!   not forbid shuffling.
 //!
-//! The value is clamped to `±EVAL_LIMIT`, strictly inside the terminal
-//! scores `±WIN`, so every value in a search lies in `[-WIN, WIN]`: the
-//! bounds Star1 pruning relies on.
+//! **Expectimax's leaves** (`leaf_value`) add two guards and put the sum
+//! on the scale of the game's result:
+//! - **threats** (`guard`): the side to move may take one revealed enemy
+//!   piece next to one of its own, and it attacks only with a piece that
+//!   wins, since it knows its own types. A hidden attacker's chance of
+//!   being such a piece comes from the counting prior. This generalises the
+//!   Spy-next-to-Marshal share above (which `guard` replaces): a revealed
+//!   General next to a possible Marshal is in danger too, and the danger is
+//!   the whole piece, not a share.
+//! - **the Flag's guard** (`guard`): an enemy piece that could take our Flag
+//!   within a few moves, a Miner through the Bombs around it or any movable
+//!   piece by an open path, is a chance `q` of losing the game: its chance
+//!   of being such a piece, halved for every move it still needs (one more
+//!   when we are to move). The leaf becomes `(1 - q) v - q LEAF_LIMIT`: a
+//!   lost Flag is a lost game however far ahead we are, so the guard is not
+//!   a material term that a large lead would dwarf. Without it a search sees
+//!   a lone Miner breaking through only when the Flag falls inside its
+//!   horizon, and then too late.
+//! - **the result's scale** (`scale`): the sum `e` becomes
+//!   `LEAF_LIMIT * tanh(e / scale)`, an expected result on the scale of the
+//!   terminal scores `±WIN` rather than material. Chance nodes average these, so risk is weighed as it bears on
+//!   the game: an officer that attacks a never-moved piece risks a large
+//!   share of the game on the Bomb it may be, while the same attack's chance
+//!   of finding the Flag (a win, `WIN`) stays what it is. On the linear
+//!   material scale a 1-in-15 chance of the Flag (`WIN / 15`) outweighed a
+//!   1-in-3 chance of losing the Marshal (`400 / 3`), so the search dived
+//!   its officers into unmoved pieces. Cheap pieces risk little and still
+//!   probe. Max and min nodes are unchanged: tanh keeps the order.
+//!
+//! The value is clamped to `±EVAL_LIMIT` (or squashed inside it), strictly
+//! inside the terminal scores `±WIN`, so every value in a search lies in
+//! `[-WIN, WIN]`: the bounds Star1 pruning relies on.
 
-use stratego_engine::{Color, CountingPrior, Piece, PieceType, Square, State};
+use stratego_engine::{battle, BattleResult, Color, CountingPrior, Piece, PieceType, Square, State};
 
 use crate::press::{stall, Targets, PRESS_LEAD, PRESS_WEIGHT, TRADE_WEIGHT};
 use crate::values::{expected_value, value};
@@ -42,6 +71,10 @@ use crate::values::{expected_value, value};
 pub const WIN: f64 = 100_000.0;
 /// Evaluations never leave `[-EVAL_LIMIT, EVAL_LIMIT]`.
 pub const EVAL_LIMIT: f64 = 50_000.0;
+/// Leaves on the result's scale never leave `[-LEAF_LIMIT, LEAF_LIMIT]`:
+/// near the terminal scores, as an almost sure result should be, and still
+/// below every win a search can find (`WIN` less at most `MAX_DEPTH` plies).
+pub const LEAF_LIMIT: f64 = WIN - 1_000.0;
 /// Weight of one free square next to a movable piece.
 pub const MOBILITY_WEIGHT: f64 = 0.5;
 /// Weight of one row advanced by a movable piece (towards the enemy's back row).
@@ -50,6 +83,26 @@ pub const ADVANCE_WEIGHT: f64 = 1.0;
 pub const MARSHAL_EXPOSED: f64 = 0.05;
 /// ... and the extra share per unit probability that a piece next to it is the Spy, that side to move.
 pub const SPY_NEXT_TO_MARSHAL: f64 = 0.6;
+
+/// The default `scale` of expectimax's leaves: a lead of this much material
+/// (about a Colonel and a Major) is worth tanh(1) = 0.76 of the way to a won
+/// game.
+pub const DEFAULT_SCALE: u32 = 300;
+/// The Flag's guard: how many moves away an enemy piece still counts.
+pub const FLAG_GUARD_MOVES: u32 = 8;
+
+/// What expectimax's leaves weigh beyond `evaluate`'s terms (see the module
+/// documentation).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct LeafTerms {
+    /// The press towards the win when ahead.
+    pub press: bool,
+    /// Threats by the side to move and the Flag's guard.
+    pub guard: bool,
+    /// The result's scale in material points; 0 keeps the linear material
+    /// scale, clamped.
+    pub scale: u32,
+}
 
 /// The value of a finished game for `me`, `plies` plies below the root.
 pub fn terminal_score(state: &State, me: Color, plies: u32) -> f64 {
@@ -75,21 +128,149 @@ fn free_neighbours(state: &State, sq: Square) -> f64 {
 
 /// The evaluation of a non-terminal `state` for `me` (see the module documentation).
 pub fn evaluate(state: &State, me: Color) -> f64 {
-    terms(state, me).0.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    let t = terms(state, me);
+    (t.base + t.spy_next_to_marshal).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 /// `evaluate` with the press towards the win when ahead (see the module
 /// documentation).
 pub fn evaluate_pressing(state: &State, me: Color) -> f64 {
-    let (base, material) = terms(state, me);
-    (base + press(state, me, &material)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    let t = terms(state, me);
+    (t.base + t.spy_next_to_marshal + press(state, me, &t.material)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 /// The press term of `evaluate_pressing` alone, for a leaf valued another
 /// way (expectimax's learned leaf adds it to the tables' value).
 pub fn press_term(state: &State, me: Color) -> f64 {
-    let (_, material) = terms(state, me);
-    press(state, me, &material)
+    press(state, me, &terms(state, me).material)
+}
+
+/// An expectimax leaf: `evaluate`'s terms with the press, the guards and the
+/// result's scale that `leaf` asks for (see the module documentation).
+pub fn leaf_value(state: &State, me: Color, leaf: LeafTerms) -> f64 {
+    let t = terms(state, me);
+    let mut e = t.base;
+    if leaf.press {
+        e += press(state, me, &t.material);
+    }
+    if !leaf.guard {
+        return on_scale(e + t.spy_next_to_marshal, leaf.scale);
+    }
+    let prior = CountingPrior::new(state, me);
+    e += threat(state, me, &prior);
+    let q = flag_danger(state, me, &prior);
+    (1.0 - q) * on_scale(e, leaf.scale) - q * LEAF_LIMIT
+}
+
+/// A sum of terms on the result's scale: `LEAF_LIMIT * tanh(e / scale)`,
+/// or `e` clamped to `EVAL_LIMIT` with scale 0.
+pub fn on_scale(e: f64, scale: u32) -> f64 {
+    if scale == 0 {
+        e.clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    } else {
+        LEAF_LIMIT * (e / scale as f64).tanh()
+    }
+}
+
+/// The side to move's best capture of a revealed enemy piece next to one of
+/// its pieces, made only with a piece that wins: positive when `me` is to
+/// move, negative when the opponent is. A hidden opponent attacker wins with
+/// the probability of the types that beat the target (it knows its type and
+/// attacks only then); `me` knows its own.
+fn threat(state: &State, me: Color, prior: &CountingPrior) -> f64 {
+    let board = state.board();
+    let mover = state.to_move();
+    let mut best: f64 = 0.0;
+    for (sq, target) in board.pieces() {
+        // The target must be known to the side that attacks: our pieces
+        // once revealed, the opponent's only when revealed to us.
+        if target.color == mover || !target.revealed {
+            continue;
+        }
+        for n in sq.neighbours() {
+            let Some(attacker) = board[n] else { continue };
+            if attacker.color != mover {
+                continue;
+            }
+            let wins = if attacker.color == me || attacker.revealed {
+                (attacker.kind.is_movable() && battle(attacker.kind, target.kind) == BattleResult::AttackerWins) as u8
+                    as f64
+            } else {
+                let dist = prior.of(&attacker);
+                PieceType::ALL
+                    .into_iter()
+                    .filter(|t| t.is_movable() && battle(*t, target.kind) == BattleResult::AttackerWins)
+                    .map(|t| dist[t.index()] as f64)
+                    .sum()
+            };
+            best = best.max(wins * value(target.kind));
+        }
+    }
+    if mover == me {
+        best
+    } else {
+        -best
+    }
+}
+
+/// The danger to `me`'s Flag (see the module documentation), a chance of
+/// losing it: the largest `P(the piece can take it) * 2^-(moves - 1)` over
+/// the enemy's movable pieces within `FLAG_GUARD_MOVES` moves, one more
+/// move when `me` is to move. A Miner's path may cross our Bombs (each
+/// costs the move that takes it), any other piece's may not.
+fn flag_danger(state: &State, me: Color, prior: &CountingPrior) -> f64 {
+    let board = state.board();
+    let Some((flag, _)) = board.pieces().find(|(_, p)| p.color == me && p.kind == PieceType::Flag) else {
+        return 0.0;
+    };
+    let miner = moves_to(state, flag, me, true);
+    let other = moves_to(state, flag, me, false);
+    let tempo = (state.to_move() == me) as u32;
+    let halve = |moves: u32| if moves > FLAG_GUARD_MOVES { 0.0 } else { 0.5f64.powi((moves + tempo) as i32 - 1) };
+    let mut danger: f64 = 0.0;
+    for (sq, piece) in board.pieces().filter(|(_, p)| p.color != me) {
+        let (p_miner, p_other) = if piece.revealed {
+            let k = piece.kind;
+            ((k == PieceType::Miner) as u8 as f64, (k.is_movable() && k != PieceType::Miner) as u8 as f64)
+        } else {
+            let dist = prior.of(&piece);
+            let miner_share = dist[PieceType::Miner.index()] as f64;
+            let movable: f64 =
+                PieceType::ALL.into_iter().filter(|t| t.is_movable()).map(|t| dist[t.index()] as f64).sum();
+            (miner_share, movable - miner_share)
+        };
+        let d = p_miner * halve(miner[sq.index()]) + p_other * halve(other[sq.index()]);
+        danger = danger.max(d);
+    }
+    danger.min(1.0)
+}
+
+/// Moves a piece on each square needs to reach `target` (breadth first from
+/// it, `u32::MAX` where it cannot): every step one move; squares holding
+/// `me`'s Bombs are crossed only `through_bombs` (a Miner takes them).
+fn moves_to(state: &State, target: Square, me: Color, through_bombs: bool) -> [u32; Square::COUNT] {
+    let board = state.board();
+    let mut dist = [u32::MAX; Square::COUNT];
+    let mut queue = std::collections::VecDeque::with_capacity(Square::COUNT);
+    dist[target.index()] = 0;
+    queue.push_back(target);
+    while let Some(sq) = queue.pop_front() {
+        let d = dist[sq.index()];
+        // A piece stops on the square where it meets our Bomb, so the
+        // search goes on from a Bomb only for a Miner.
+        let blocked = board[sq].is_some_and(|p| p.color == me && p.kind == PieceType::Bomb);
+        if blocked && !through_bombs {
+            continue;
+        }
+        for n in sq.neighbours() {
+            if n.is_lake() || dist[n.index()] != u32::MAX {
+                continue;
+            }
+            dist[n.index()] = d + 1;
+            queue.push_back(n);
+        }
+    }
+    dist
 }
 
 /// Both sides' material as `me` values it: its own pieces, and the
@@ -118,8 +299,18 @@ fn army_material(set: stratego_engine::PieceSet) -> f64 {
     PieceType::ALL.iter().filter(|&&k| k != PieceType::Flag).map(|&k| set.count(k) as f64 * value(k)).sum()
 }
 
-/// The unclamped sum of `evaluate`'s terms, and the material of both sides.
-fn terms(state: &State, me: Color) -> (f64, Material) {
+/// `evaluate`'s terms, unclamped.
+struct Terms {
+    /// Material, mobility, advance and the Marshal's exposure.
+    base: f64,
+    /// The share of a revealed Marshal at stake next to a possible Spy of
+    /// the side to move (`leaf_value`'s threats replace it).
+    spy_next_to_marshal: f64,
+    material: Material,
+}
+
+/// The unclamped terms of `evaluate`, and the material of both sides.
+fn terms(state: &State, me: Color) -> Terms {
     let prior = CountingPrior::new(state, me);
     let board = state.board();
     let mut material = 0.0;
@@ -152,6 +343,7 @@ fn terms(state: &State, me: Color) -> (f64, Material) {
         }
     }
     let mut danger = 0.0;
+    let mut spy_next = 0.0;
     for (sq, marshal) in marshals.into_iter().flatten().filter(|(_, m)| m.revealed) {
         let owner = marshal.color;
         let spy_alive = if owner == me {
@@ -170,11 +362,17 @@ fn terms(state: &State, me: Color) -> (f64, Material) {
             .filter(|p| p.color != owner)
             .map(|p| chance_of(&p, PieceType::Spy, me, &prior))
             .fold(0.0, f64::max);
-        let share = MARSHAL_EXPOSED + if spy_to_move { SPY_NEXT_TO_MARSHAL * adjacent_spy } else { 0.0 };
         let sign = if owner == me { -1.0 } else { 1.0 };
-        danger += sign * share * value(PieceType::Marshal);
+        danger += sign * MARSHAL_EXPOSED * value(PieceType::Marshal);
+        if spy_to_move {
+            spy_next += sign * SPY_NEXT_TO_MARSHAL * adjacent_spy * value(PieceType::Marshal);
+        }
     }
-    (material + MOBILITY_WEIGHT * mobility + ADVANCE_WEIGHT * advance + danger, sides)
+    Terms {
+        base: material + MOBILITY_WEIGHT * mobility + ADVANCE_WEIGHT * advance + danger,
+        spy_next_to_marshal: spy_next,
+        material: sides,
+    }
 }
 
 #[cfg(test)]
@@ -221,6 +419,51 @@ mod tests {
         assert!((red_to_move - blue_to_move - extra).abs() < 1e-3, "{red_to_move} {blue_to_move}");
     }
 
+    const PLAIN: LeafTerms = LeafTerms { press: false, guard: false, scale: 0 };
+    const GUARDED: LeafTerms = LeafTerms { press: false, guard: true, scale: 0 };
+
+    /// A revealed Blue Miner three moves from Red's bombed-in Flag is a
+    /// chance of 2^-2 of losing the game with Blue to move, 2^-3 with Red to
+    /// move; a Sergeant there is none (it cannot pass the Bombs).
+    #[test]
+    fn the_flag_guard_is_a_chance_of_losing_the_flag() {
+        let miner = "f........./........../........../........../..~~..~~../..~~..~~../........../........../B.n^+......./FB........";
+        let sergeant = miner.replace("n^+", "e^+");
+        for (board, side, q) in [(miner, "blue", 0.25), (miner, "red", 0.125), (sergeant.as_str(), "blue", 0.0)] {
+            let s = state(board, side);
+            let guarded = leaf_value(&s, Color::Red, GUARDED);
+            let expected = (1.0 - q) * leaf_value(&s, Color::Red, PLAIN) - q * LEAF_LIMIT;
+            assert!((guarded - expected).abs() < 1e-6, "{side} {q}: {guarded} {expected}");
+        }
+    }
+
+    /// Red's revealed General next to a moved hidden Blue piece that is the
+    /// Marshal or a Scout: with Blue to move, the General is lost with the
+    /// Marshal's probability (Blue attacks only with its Marshal); with Red
+    /// to move, Red's best capture of a revealed piece is nothing.
+    #[test]
+    fn a_revealed_piece_next_to_a_hidden_one_that_may_beat_it_is_threatened() {
+        let board = "f........./o+........./........../........../..~~m+.~~../..~~G^+.~~../........../........../........../.........F";
+        let blue = state(board, "blue");
+        let threat = leaf_value(&blue, Color::Red, GUARDED) - leaf_value(&blue, Color::Red, PLAIN);
+        assert!((threat + 0.5 * value(PieceType::General)).abs() < 1e-6, "{threat}");
+        let red = state(board, "red");
+        assert_eq!(leaf_value(&red, Color::Red, GUARDED), leaf_value(&red, Color::Red, PLAIN));
+    }
+
+    /// Leaves on the result's scale keep the order of the material scale
+    /// and stay inside `±LEAF_LIMIT`, below every terminal score.
+    #[test]
+    fn leaves_on_the_results_scale_are_ordered_and_bounded() {
+        let mut last = f64::NEG_INFINITY;
+        for e in [-1e9, -5000.0, -300.0, -1.0, 0.0, 1.0, 300.0, 5000.0, 1e9] {
+            let v = on_scale(e, DEFAULT_SCALE);
+            assert!(v >= last && v.abs() <= LEAF_LIMIT && v.abs() < WIN - 20.0, "{e}: {v}");
+            last = v;
+        }
+        assert_eq!(on_scale(1e9, 0), EVAL_LIMIT);
+    }
+
     /// The afterstate player's lead (`press::view_lead`, from its view) is
     /// the lead this evaluation presses on (from the state), for the side
     /// to move, over random games with battles and revealed pieces.
@@ -238,7 +481,7 @@ mod tests {
             while !s.is_terminal() && s.ply() < 300 {
                 if s.ply() % 10 == 0 {
                     let history = public_history(&s);
-                    let (_, material) = terms(&s, s.to_move());
+                    let material = terms(&s, s.to_move()).material;
                     let view = crate::press::view_lead(&InfoView::new(&s, &history));
                     let lead = material.own - material.opponent;
                     assert!((view - lead).abs() < 1e-3, "ply {}: view {view}, state {lead}", s.ply());

@@ -42,6 +42,22 @@
 //! used: they need move ordering heuristics to pay off and prune unsoundly
 //! or only probabilistically.)
 //!
+//! **The opponent knows its own pieces** (`informed`, on by default). A
+//! plain expectimax lets the opponent choose a move before chance draws its
+//! piece's type, so an attack by a hidden piece is valued over all the types
+//! it may be, and the opponent never makes an attack that loses on average:
+//! a revealed Marshal next to a piece that may be the Spy looks safe. But the
+//! opponent knows what its piece is, and attacks with the types that win. So
+//! at a min node its attacks with pieces hidden from us are searched after
+//! its other moves, each type's value capped by the best of those other
+//! moves: `sum p_t min(v_t, best other)`. The outcomes are searched with the
+//! window `(-WIN, best other)`, which keeps every capped value exact.
+//!
+//! **Leaves** (`eval::leaf_value`) weigh the side to move's threats and the
+//! Flag's guard and are on the scale of the result (`scale`, `guard`; see
+//! the evaluation's documentation), so chance nodes weigh risk as it bears
+//! on the game. `scale=0,guard=off,informed=off` is the player as it was.
+//!
 //! **Ties** at the root are searched with a window just below the best value
 //! so that equal moves get exact values, and the seeded generator picks one.
 
@@ -54,10 +70,10 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 use stratego_players::determinize::{determinize, with_hidden_type};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
 
-use crate::eval::{evaluate, evaluate_pressing, press_term, terminal_score, WIN};
+use crate::eval::{leaf_value, press_term, terminal_score, LeafTerms, DEFAULT_SCALE, WIN};
+use crate::ntuple::{NTupleNet, LEAF_SCALE};
 pub use crate::press::Press;
 use crate::press::TABLES_PRESS_SCALE;
-use crate::ntuple::{NTupleNet, LEAF_SCALE};
 
 /// Root values closer than this are ties.
 const TIE: f64 = 1e-6;
@@ -69,7 +85,8 @@ pub struct ExpectimaxConfig {
     pub depth: u32,
     /// Nodes per decision; an iteration that would exceed it is dropped.
     pub nodes: u64,
-    /// Wall-clock limit per decision (makes play depend on the machine).
+    /// Wall-clock limit per decision (makes play depend on the machine); the
+    /// search spends `CLOCK_SHARE` of it.
     pub time: Option<Duration>,
     /// Whether a clock lifts `depth` and `nodes` (true when the spec named
     /// neither): in timed play the clock decides how deep to search, and a
@@ -79,12 +96,26 @@ pub struct ExpectimaxConfig {
     /// Whether the leaves press towards the win when ahead
     /// (`eval::evaluate_pressing`).
     pub press: Press,
+    /// The hand-written leaves' scale of the result (`eval::LeafTerms`; 0:
+    /// linear material).
+    pub scale: u32,
+    /// Whether the hand-written leaves weigh threats and the Flag's guard.
+    pub guard: bool,
+    /// Whether the opponent's attacks with hidden pieces are decided knowing
+    /// their types (see the module documentation).
+    pub informed: bool,
 }
 
 impl ExpectimaxConfig {
     pub const DEFAULT_DEPTH: u32 = 3;
     pub const DEFAULT_NODES: u64 = 20_000;
     pub const MAX_DEPTH: u32 = 20;
+
+    /// The share of a decision's time limit the search itself may spend:
+    /// the rest is for determinizing the position before it and for the
+    /// caller's bookkeeping after it (the UCC bot's tracker, a slow pipe),
+    /// so that the answer arrives within the limit.
+    pub const CLOCK_SHARE: f64 = 0.85;
 
     /// These limits under a clock of `limit`: without a named depth or node
     /// budget, only the clock (and the deepest iteration) stops the search.
@@ -106,6 +137,9 @@ impl Default for ExpectimaxConfig {
             time: None,
             clock_decides: true,
             press: Press::Auto,
+            scale: DEFAULT_SCALE,
+            guard: true,
+            informed: true,
         }
     }
 }
@@ -174,14 +208,19 @@ impl ExpectimaxPlayer {
             me: root.to_move(),
             nodes: 0,
             budget: self.config.nodes,
-            deadline: self.config.time.map(|l| Instant::now() + l),
+            deadline: self.config.time.map(|l| Instant::now() + l.mul_f64(ExpectimaxConfig::CLOCK_SHARE)),
             enforce: false,
             aborted: false,
             leaf: match &self.leaf {
                 Leaf::Handwritten => None,
                 Leaf::NTuple { net, .. } => Some(net.clone()),
             },
-            press: self.config.press.applies_after(root.rules(), root.battleless()),
+            terms: LeafTerms {
+                press: self.config.press.applies_after(root.rules(), root.battleless()),
+                guard: self.config.guard,
+                scale: self.config.scale,
+            },
+            informed: self.config.informed,
         };
         let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
         self.last = SearchStats::default();
@@ -214,9 +253,11 @@ struct Search {
     aborted: bool,
     /// N-tuple tables for the leaves (`None`: the hand-written evaluation).
     leaf: Option<Arc<NTupleNet>>,
-    /// Whether the leaves press when ahead (the hand-written ones through
-    /// `evaluate_pressing`, the learned ones by adding `press_term`).
-    press: bool,
+    /// What the hand-written leaves weigh; its `press` also tells whether
+    /// learned leaves add `press_term`.
+    terms: LeafTerms,
+    /// Whether the opponent's hidden attacks are decided knowing their types.
+    informed: bool,
 }
 
 impl Search {
@@ -252,9 +293,8 @@ impl Search {
         }
         if depth == 0 {
             return match &self.leaf {
-                None if self.press => evaluate_pressing(state, self.me),
-                None => evaluate(state, self.me),
-                Some(net) if self.press => {
+                None => leaf_value(state, self.me, self.terms),
+                Some(net) if self.terms.press => {
                     LEAF_SCALE * net.leaf_value(state, self.me) + TABLES_PRESS_SCALE * press_term(state, self.me)
                 }
                 Some(net) => LEAF_SCALE * net.leaf_value(state, self.me),
@@ -266,6 +306,18 @@ impl Search {
         // lower beta) early and let the quiet moves be cut off.
         moves.sort_by_key(|mv| state.board()[mv.to].is_none());
         let mut best = if maximizing { f64::NEG_INFINITY } else { f64::INFINITY };
+        // The opponent's attacks with hidden pieces, decided knowing their
+        // types: after its other moves (see the module documentation).
+        let mut informed = Vec::new();
+        if self.informed && !maximizing {
+            moves.retain(|&mv| match self.hidden_battle(state, mv) {
+                Some(battle) => {
+                    informed.push((mv, battle));
+                    false
+                }
+                None => true,
+            });
+        }
         for mv in moves {
             let v = self.after_move(state, mv, depth, from_root, alpha, beta);
             if self.aborted {
@@ -279,10 +331,50 @@ impl Search {
                 beta = beta.min(v);
             }
             if alpha >= beta {
+                return best;
+            }
+        }
+        let best_other = best;
+        for (mv, (sq, outcomes)) in informed {
+            let v = self.informed_chance(state, mv, sq, &outcomes, depth, from_root, best_other);
+            if self.aborted {
+                return 0.0;
+            }
+            best = best.min(v);
+            beta = beta.min(v);
+            if alpha >= beta {
                 break;
             }
         }
         best
+    }
+
+    /// The value of the opponent's attack `mv` with a piece hidden from us
+    /// when it knows the piece's type: each type's outcome capped by
+    /// `best_other`, the value of its best other move.
+    #[allow(clippy::too_many_arguments)]
+    fn informed_chance(
+        &mut self,
+        state: &State,
+        mv: Move,
+        sq: Square,
+        outcomes: &[(PieceType, f64)],
+        depth: u32,
+        from_root: u32,
+        best_other: f64,
+    ) -> f64 {
+        let cap = best_other.min(WIN);
+        let mut sum = 0.0;
+        for &(kind, p) in outcomes {
+            let mut child = with_hidden_type(state, sq, kind);
+            child.apply_move(mv).expect("searched moves are legal");
+            let v = self.node(&child, depth - 1, from_root + 1, -WIN, cap);
+            if self.aborted {
+                return 0.0;
+            }
+            sum += p * v.min(cap);
+        }
+        sum
     }
 
     /// The value of playing `mv` in `state`: a chance node if it starts a

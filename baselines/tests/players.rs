@@ -2,7 +2,7 @@
 //! the expectimax search's pruning changes no decision.
 
 use rand::SeedableRng;
-use stratego_baselines::eval::{evaluate, terminal_score};
+use stratego_baselines::eval::{leaf_value, terminal_score, LeafTerms, DEFAULT_SCALE};
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
 use stratego_players::determinize::with_hidden_type;
@@ -156,36 +156,53 @@ fn the_view_prior_is_the_engine_counting_prior() {
     }
 }
 
-/// Plain expectiminimax without any pruning, with the same chance nodes as
-/// the player: the reference the pruned search must agree with.
+/// Plain expectiminimax without any pruning, with the same chance nodes,
+/// informed opponent and leaves as the default player: the reference the
+/// pruned search must agree with.
 fn plain(state: &State, me: Color, depth: u32, from_root: u32) -> f64 {
     if state.is_terminal() {
         return terminal_score(state, me, from_root);
     }
     if depth == 0 {
-        return evaluate(state, me);
+        // The default leaves; the press does not apply under these rules.
+        return leaf_value(state, me, LeafTerms { press: false, guard: true, scale: DEFAULT_SCALE });
     }
-    let values = state.legal_moves().into_iter().map(|mv| plain_move(state, me, mv, depth, from_root));
+    let moves = state.legal_moves();
     if state.to_move() == me {
-        values.fold(f64::NEG_INFINITY, f64::max)
-    } else {
-        values.fold(f64::INFINITY, f64::min)
+        return moves
+            .into_iter()
+            .map(|mv| plain_move(state, me, mv, depth, from_root))
+            .fold(f64::NEG_INFINITY, f64::max);
     }
+    // The opponent attacks with a hidden piece knowing its type: each type's
+    // value is capped by the best of its other moves.
+    let (hidden, other): (Vec<Move>, Vec<Move>) =
+        moves.into_iter().partition(|&mv| hidden_battle(state, me, mv).is_some());
+    let best_other =
+        other.into_iter().map(|mv| plain_move(state, me, mv, depth, from_root)).fold(f64::INFINITY, f64::min);
+    hidden
+        .into_iter()
+        .map(|mv| {
+            outcomes(state, me, mv, depth, from_root).into_iter().map(|(v, p)| p * v.min(best_other)).sum::<f64>()
+        })
+        .fold(best_other, f64::min)
 }
 
-fn plain_move(state: &State, me: Color, mv: Move, depth: u32, from_root: u32) -> f64 {
+/// If `mv` starts a battle with a piece hidden from `me`: its square, the
+/// piece, and whether it attacks.
+fn hidden_battle(state: &State, me: Color, mv: Move) -> Option<(Square, stratego_engine::Piece, bool)> {
     let board = state.board();
     let (mover, target) = (board[mv.from].unwrap(), board[mv.to]);
-    let hidden = match target {
+    match target {
         Some(t) if mover.color == me && !t.revealed => Some((mv.to, t, false)),
         Some(_) if mover.color != me && !mover.revealed => Some((mv.from, mover, true)),
         _ => None,
-    };
-    let Some((sq, piece, attacking)) = hidden else {
-        let mut child = state.clone();
-        child.apply_move(mv).unwrap();
-        return plain(&child, me, depth - 1, from_root + 1);
-    };
+    }
+}
+
+/// The values of a hidden battle's outcomes with their probabilities.
+fn outcomes(state: &State, me: Color, mv: Move, depth: u32, from_root: u32) -> Vec<(f64, f64)> {
+    let (sq, piece, attacking) = hidden_battle(state, me, mv).unwrap();
     let dist = *CountingPrior::new(state, me).of(&piece);
     let allowed = |t: PieceType| !attacking || (t.is_movable() && (mv.distance() == 1 || t == PieceType::Scout));
     let outcomes: Vec<(PieceType, f64)> = PieceType::ALL
@@ -199,9 +216,18 @@ fn plain_move(state: &State, me: Color, mv: Move, depth: u32, from_root: u32) ->
         .map(|(t, p)| {
             let mut child = with_hidden_type(state, sq, t);
             child.apply_move(mv).unwrap();
-            p / total * plain(&child, me, depth - 1, from_root + 1)
+            (plain(&child, me, depth - 1, from_root + 1), p / total)
         })
-        .sum()
+        .collect()
+}
+
+fn plain_move(state: &State, me: Color, mv: Move, depth: u32, from_root: u32) -> f64 {
+    if hidden_battle(state, me, mv).is_none() {
+        let mut child = state.clone();
+        child.apply_move(mv).unwrap();
+        return plain(&child, me, depth - 1, from_root + 1);
+    }
+    outcomes(state, me, mv, depth, from_root).into_iter().map(|(v, p)| p * v).sum()
 }
 
 fn midgame(rules: Ruleset, seed: u64, plies: usize) -> Option<State> {
@@ -223,13 +249,8 @@ fn star1_pruning_gives_the_unpruned_best_value_and_best_moves() {
         for seed in 0..6 {
             let Some(state) = midgame(rules, seed, plies + seed as usize) else { continue };
             let me = state.to_move();
-            let config = ExpectimaxConfig {
-                depth,
-                nodes: u64::MAX,
-                time: None,
-                clock_decides: false,
-                press: Default::default(),
-            };
+            let config =
+                ExpectimaxConfig { depth, nodes: u64::MAX, time: None, clock_decides: false, ..Default::default() };
             let mut player = ExpectimaxPlayer::new(config, SetupPolicy::Random);
             let legal = state.legal_moves();
             let pruned = player.root_values(&state, &legal);
@@ -280,13 +301,13 @@ fn the_node_budget_limits_the_iterations() {
     let state = midgame(Ruleset::classic(), 11, 100).unwrap();
     let legal = state.legal_moves();
     let mut tight = ExpectimaxPlayer::new(
-        ExpectimaxConfig { depth: 4, nodes: 1, time: None, clock_decides: false, press: Default::default() },
+        ExpectimaxConfig { depth: 4, nodes: 1, time: None, clock_decides: false, ..Default::default() },
         SetupPolicy::Random,
     );
     tight.root_values(&state, &legal);
     assert_eq!(tight.last.depth, 1, "depth 1 always completes; depth 2 needs more than one node");
     let mut roomy = ExpectimaxPlayer::new(
-        ExpectimaxConfig { depth: 2, nodes: 1_000_000, time: None, clock_decides: false, press: Default::default() },
+        ExpectimaxConfig { depth: 2, nodes: 1_000_000, time: None, clock_decides: false, ..Default::default() },
         SetupPolicy::Random,
     );
     roomy.root_values(&state, &legal);

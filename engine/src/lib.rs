@@ -51,7 +51,7 @@ pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};
 pub use position::{Board, Position};
 pub use progress::{ProgressRules, ProgressTracker};
 pub use record::GameRecord;
-pub use rules::{Ruleset, RulesetId, RULES_VERSION};
+pub use rules::{Ruleset, RulesetId, NAMED_RULESETS, REFEREE_MAX_PLIES, RULES_VERSION};
 pub use setup::Setup;
 pub use square::Square;
 pub use state::{BattleRecord, Death, EndReason, Outcome, PlyRecord, State};

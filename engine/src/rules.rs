@@ -16,6 +16,16 @@ pub const RULES_VERSION: u32 = 1;
 /// The largest two-square limit the engine tracks.
 pub const MAX_TWO_SQUARE_LIMIT: u8 = 15;
 
+/// The UCC 2012 referee's game length with `-m 1000`, as outside matches are
+/// played: a draw after 999 full turns of two plies.
+pub const REFEREE_MAX_PLIES: u32 = 1998;
+
+/// The rulesets with a name, which every parser of a ruleset text accepts
+/// in place of the canonical text (one table: the CLI's `--rules`, configs,
+/// registrations).
+pub const NAMED_RULESETS: [(&str, Ruleset); 3] =
+    [("classic", Ruleset::classic()), ("barrage", Ruleset::barrage()), ("referee", Ruleset::referee())];
+
 /// All the switches of a game of Stratego.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Ruleset {
@@ -72,6 +82,28 @@ impl Ruleset {
     /// Barrage (8 pieces a side) with the same rule switches as `classic`.
     pub const fn barrage() -> Ruleset {
         Ruleset { piece_set: PieceSet::Barrage, ..Ruleset::classic() }
+    }
+
+    /// Play as under the UCC 2012 referee, the one outside bot tournaments
+    /// use: classic pieces, no two-square or more-squares rule (the referee
+    /// enforces neither, so an opponent may shuffle), no cap on plies
+    /// without a battle, and the referee's turn cap `-m 1000` (999 full
+    /// turns, [`REFEREE_MAX_PLIES`]). A lab match under these rules meets
+    /// what our players meet outside; players keep their own progress rules
+    /// for their own moves (the self-restriction).
+    pub const fn referee() -> Ruleset {
+        Ruleset {
+            piece_set: PieceSet::Classic,
+            two_square_limit: 0,
+            chase_rule: false,
+            max_plies: REFEREE_MAX_PLIES,
+            max_battleless_plies: u32::MAX,
+        }
+    }
+
+    /// A named ruleset ([`NAMED_RULESETS`]), or `None`.
+    pub fn named(name: &str) -> Option<Ruleset> {
+        NAMED_RULESETS.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
     }
 
     /// Checks that the switches are within what the engine supports.
@@ -134,9 +166,13 @@ impl fmt::Display for Ruleset {
 impl FromStr for Ruleset {
     type Err = RulesError;
 
-    /// Parses the canonical text. Fields may come in any order but every one
-    /// must be present exactly once, and the version must be this engine's.
+    /// Parses the canonical text, or the name of a ruleset in
+    /// [`NAMED_RULESETS`]. Fields may come in any order but every one must
+    /// be present exactly once, and the version must be this engine's.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(named) = Ruleset::named(s) {
+            return Ok(named);
+        }
         let mut rules = Ruleset::classic();
         Ruleset::read_canonical(s, |key, value| {
             match key {
@@ -219,6 +255,20 @@ mod tests {
         ] {
             assert_eq!(bad.parse::<Ruleset>(), Err(expected), "{bad}");
         }
+    }
+
+    #[test]
+    fn named_rulesets_parse_and_the_referees_has_no_progress_rules() {
+        for (name, rules) in NAMED_RULESETS {
+            assert_eq!(name.parse::<Ruleset>().unwrap(), rules);
+            assert_eq!(rules.canonical().parse::<Ruleset>().unwrap(), rules);
+            rules.validate().unwrap();
+        }
+        assert_eq!(
+            Ruleset::referee().canonical(),
+            "stratego-rules-v1:pieces=classic,two-square=0,chase=off,max-plies=1998,max-battleless=4294967295"
+        );
+        assert!("referees".parse::<Ruleset>().is_err());
     }
 
     #[test]

@@ -42,17 +42,11 @@ use stratego_engine::{
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player};
 
-/// The engine ruleset that matches the referee: two-square and chasing rules
-/// off, and caps so large they never end a game (the referee's own turn cap,
-/// `-m`, ends it with a QUIT line instead).
+/// The engine ruleset that tracks a referee game: `Ruleset::referee()`
+/// without its turn cap, since the referee's own cap (`-m`) ends the game
+/// with a QUIT line, whatever it was set to.
 pub const fn ucc_rules() -> Ruleset {
-    Ruleset {
-        piece_set: PieceSet::Classic,
-        two_square_limit: 0,
-        chase_rule: false,
-        max_plies: u32::MAX,
-        max_battleless_plies: u32::MAX,
-    }
+    Ruleset { max_plies: u32::MAX, ..Ruleset::referee() }
 }
 
 /// The referee's character of a piece type (`1` Marshal ... `9` Scout, `s` Spy).

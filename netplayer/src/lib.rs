@@ -13,11 +13,24 @@
 //!
 //! [`register`] adds the `net` entry to a player registry, so `net:PATH`
 //! specs work wherever specs are read (the arena, ladders, registrations,
-//! the UCC bot, the trainers' evaluations). A factory refuses, through
-//! `PlayerFactory::check_rules`, any ruleset other than the checkpoint's.
+//! the UCC bot, the trainers' evaluations).
+//!
+//! **Other rulesets.** A network plays every ruleset with its checkpoint's
+//! piece set (`PlayerFactory::check_rules` is `same_rules`, which refuses
+//! only another piece set, at start-up). The progress rules it was trained
+//! under it keeps for its own moves through the callers' self-restriction
+//! (`trained_rules`). Its only ruleset-dependent inputs are the two counter
+//! planes, `ply / max-plies` and `battleless / max-battleless`: they are
+//! computed under the match's rules, so they say how near the match's own
+//! caps (its draws) the game is, which is what they told the network in
+//! training. Under rules without caps (the UCC referee's, whose turn limit
+//! ends a game from outside) they stay near 0, as in the early part of a
+//! training game: no draw by a cap is coming.
 //!
 //! This crate sits above the model and the player interface so that the
 //! model depends on the engine and burn only.
+
+pub mod search;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -142,7 +155,8 @@ impl NetPlayerFactory {
         NetPlayerFactory { name: name.into(), ..self }
     }
 
-    /// The ruleset the network was trained for, the only one it plays.
+    /// The ruleset the network was trained for (it plays every ruleset
+    /// with the same piece set).
     pub fn rules(&self) -> &Ruleset {
         &self.network.rules
     }
@@ -207,7 +221,11 @@ impl NetPlayer {
     /// frame, zero on illegal ones.
     fn policy(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Vec<f32>, ModelError> {
         let network = &self.network;
-        network.rules.expect_same(&view.rules).map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
+        // Another piece set is refused at start-up (`check_rules`); a view
+        // that still gets here is an input error, not a panic. Progress
+        // rules and caps may differ (see the module documentation).
+        stratego_players::player::same_rules("its network was", &network.rules, &view.rules)
+            .map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
         // The rebuild draws hidden types; a generator of its own keeps the
         // player's stream (the temperature draws) independent of how many
         // draws the rebuild needed.
@@ -240,7 +258,7 @@ impl Player for NetPlayer {
         self.options.setup.choose(set, rng)
     }
 
-    /// A view the network cannot play (another ruleset than the network's,
+    /// A view the network cannot play (another piece set than the network's,
     /// which the arena refuses beforehand through `check_rules`, a view no
     /// game can lead to, an output that is not a distribution) is an error
     /// that says why.
@@ -261,27 +279,38 @@ pub fn net_spec(path: &str, options: &NetOptions) -> PlayerSpec {
 /// with `None`, onto the CPU, the device made only when a network spec asks
 /// for one (the command line, where most specs name baselines).
 pub fn register(registry: &mut Registry, device: Option<Device>) {
+    registry.register(search::entry(device.clone()));
     registry.register(Entry {
         name: "net",
         path: Some("a checkpoint path, e.g. net:runs/x/ckpt.safetensors"),
         options: NET_OPTIONS,
         about: "a network checkpoint's policy",
         build: Box::new(move |spec, _| {
-            let path = spec.path.as_deref().expect("the registry checked the path");
             let options = NetOptions::parse(&spec.options)?;
-            let load = |why: String| SpecError::Load { spec: spec.to_string(), why };
-            let device = match &device {
-                Some(device) => device.clone(),
-                None => stratego_model::device("cpu").map_err(|e| load(e.to_string()))?,
-            };
-            let factory = NetPlayerFactory::load(Path::new(path), options, &device).map_err(|e| {
-                // The spec error names the path already.
-                load(match e {
-                    ModelError::Checkpoint { why, .. } => why,
-                    other => other.to_string(),
-                })
-            })?;
-            Ok(Arc::new(factory))
+            load_for_spec(spec, &device, |path, device| NetPlayerFactory::load(path, options, device))
         }),
     });
+}
+
+/// Loads the checkpoint a spec names with `load` onto `device`, or onto a
+/// CPU device made now: a failure is the spec's load error (which names the
+/// path already), for every network player's registry entry.
+pub(crate) fn load_for_spec<F: PlayerFactory + 'static>(
+    spec: &PlayerSpec,
+    device: &Option<Device>,
+    load: impl FnOnce(&Path, &Device) -> Result<F, ModelError>,
+) -> Result<Arc<dyn PlayerFactory>, SpecError> {
+    let path = spec.path.as_deref().expect("the registry checked the path");
+    let error = |why: String| SpecError::Load { spec: spec.to_string(), why };
+    let device = match device {
+        Some(device) => device.clone(),
+        None => stratego_model::device("cpu").map_err(|e| error(e.to_string()))?,
+    };
+    let factory = load(Path::new(path), &device).map_err(|e| {
+        error(match e {
+            ModelError::Checkpoint { why, .. } => why,
+            other => other.to_string(),
+        })
+    })?;
+    Ok(Arc::new(factory))
 }

@@ -1,85 +1,25 @@
 //! The network as an arena player: `net:PATH` specs, legal and reproducible
 //! games, the policy in the acting player's frame, and clear errors.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rand::SeedableRng;
 use stratego_engine::{observe, Layout, Ruleset, Setup, State, NUM_ACTIONS};
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SelfRestriction, SetupMode};
-use stratego_model::{device, infer, save, CheckpointMeta, ModelConfig, StrategoNet};
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, SelfRestriction, SetupMode};
+use stratego_model::{device, infer};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::view::{InfoView, PublicPly};
+use stratego_players::SpecError;
 use stratego_players::{AgentRng, PlayerFactory};
-use stratego_players::{Registry, SpecError};
 
-/// Short games keep the debug build of burn fast: Barrage, capped at 40 plies.
-fn short_barrage() -> Ruleset {
-    Ruleset { max_plies: 40, ..Ruleset::barrage() }
-}
-
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("stratego-model-player-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tiny_net(layout: Layout, seed: u64) -> StrategoNet {
-    let dev = device("cpu").unwrap();
-    dev.seed(seed);
-    StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), layout, &dev)
-}
-
-/// A fresh tiny checkpoint for `layout` and `rules` at `path`.
-fn checkpoint(path: &Path, layout: Layout, rules: Ruleset) {
-    let meta = CheckpointMeta { config: ModelConfig::preset("tiny").unwrap(), layout, rules, step: 0 };
-    save(&tiny_net(layout, 3), &meta, path).unwrap();
-}
-
-/// The baselines and networks on the CPU device made here.
-fn players() -> Registry {
-    let mut registry = stratego_baselines::registry();
-    stratego_netplayer::register(&mut registry, Some(device("cpu").unwrap()));
-    registry
-}
-
-fn build(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
-    players().factory(text)
-}
+mod common;
+use common::*;
 
 /// The command line's way: networks loaded on a CPU device made on demand.
 fn factory(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
     let mut registry = stratego_baselines::registry();
     stratego_netplayer::register(&mut registry, None);
     registry.factory(text)
-}
-
-fn short_match(a: &dyn PlayerFactory, b: &dyn PlayerFactory, rules: Ruleset, seed: u64) -> MatchResult {
-    let config = MatchConfig {
-        rules,
-        games: 2,
-        seed,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    };
-    play_match(a, b, &config, &|_| {}).unwrap()
-}
-
-/// Games as comparable text: every record and result.
-fn transcript(result: &MatchResult) -> Vec<String> {
-    result.games.iter().map(|g| format!("{} {:?} {:?}", g.a_is_red, g.outcome, g.record.moves)).collect()
 }
 
 #[test]
@@ -101,6 +41,52 @@ fn checkpoints_play_legal_reproducible_arena_games_in_both_layouts() {
             let again = short_match(build(&text).unwrap().as_ref(), random.as_ref(), rules, 11);
             assert_eq!(transcript(&first), transcript(&again), "{text}: the same seed gives the same games");
         }
+    }
+}
+
+/// A network plays every ruleset with its piece set: trained under the
+/// short Barrage rules, it plays whole games (to the end or the cap) under
+/// rules without the two-square and more-squares rules and with other caps,
+/// keeping its own progress rules for its own moves. Its counter planes are
+/// the match's (docs/OBSERVATIONS.md): at the match's cap, the fraction is 1.
+#[test]
+fn a_network_plays_rulesets_that_differ_only_in_progress_rules_and_caps() {
+    let scratch = Scratch::new("other-rules");
+    let path = scratch.0.join("net.safetensors");
+    checkpoint(&path, Layout::Compact, short_barrage());
+    let net = build(&format!("net:{}", path.display())).unwrap();
+    let random = factory("random").unwrap();
+    for rules in [
+        Ruleset {
+            two_square_limit: 0,
+            chase_rule: false,
+            max_plies: 60,
+            max_battleless_plies: u32::MAX,
+            ..short_barrage()
+        },
+        Ruleset { max_plies: 24, max_battleless_plies: 10, ..short_barrage() },
+    ] {
+        net.check_rules(&rules).expect("only progress rules and caps differ");
+        let result = short_match(net.as_ref(), random.as_ref(), rules, 5);
+        assert!(result.games.iter().all(|g| g.plies > 0 && g.plies <= rules.max_plies), "{rules}");
+        let player = stratego_netplayer::NetPlayerFactory::load(&path, NetOptions::default(), &device("cpu").unwrap())
+            .unwrap()
+            .player();
+        let mut rng = AgentRng::seed_from_u64(1);
+        let (red, blue) = (Setup::random(rules.piece_set, &mut rng), Setup::random(rules.piece_set, &mut rng));
+        let mut state = State::from_setups(rules, &red, &blue).unwrap();
+        let mut history: Vec<PublicPly> = Vec::new();
+        while !state.is_terminal() {
+            let view = InfoView::new(&state, &history);
+            let mv = player.try_choose_move(&view, &mut rng).unwrap();
+            state.apply_move(mv).unwrap();
+            history = stratego_players::view::public_history(&state);
+        }
+        let planes = observe(&state, Layout::Compact);
+        let ply_plane = Layout::Compact.group("ply_fraction").unwrap().start;
+        let fraction = planes[ply_plane * 100];
+        let expected = state.ply() as f32 / rules.max_plies as f32;
+        assert!((fraction - expected).abs() < 1e-6, "{rules}: {fraction} vs {expected}");
     }
 }
 

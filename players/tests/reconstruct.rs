@@ -143,3 +143,24 @@ fn the_same_seed_rebuilds_the_same_state() {
     let rebuild = |seed| public_replay(&view, &mut AgentRng::seed_from_u64(seed)).unwrap();
     assert_eq!(rebuild(3), rebuild(3));
 }
+
+/// A player that keeps its own progress rules under laxer ones sees only
+/// some of the legal moves (`ProgressTracker::restrict`): such a view is
+/// rebuilt, its planes are the true ones; a view that lists a move the rules
+/// do not allow fits no game and stays an error.
+#[test]
+fn views_restricted_to_some_legal_moves_are_rebuilt() {
+    let rules = Ruleset { two_square_limit: 0, chase_rule: false, ..Ruleset::classic() };
+    let (state, history) = midgame(9, rules, 80);
+    let view = InfoView::new(&state, &history);
+    assert!(view.legal_moves.len() > 2);
+    let mut restricted = view.clone();
+    restricted.legal_moves.truncate(view.legal_moves.len() / 2);
+    let mut rng = AgentRng::seed_from_u64(2);
+    let rebuilt = public_replay(&restricted, &mut rng).unwrap();
+    assert_eq!(observe(&rebuilt, Layout::Compact), observe(&state, Layout::Compact));
+    let mut foreign = view.clone();
+    let illegal = stratego_engine::Move::new(view.legal_moves[0].to, view.legal_moves[0].to);
+    foreign.legal_moves.push(illegal);
+    assert!(public_replay(&foreign, &mut rng).is_err());
+}

@@ -1,0 +1,147 @@
+//! Every registered player kind plays whole games through `stratego ucc-bot`
+//! against a scripted UCC 2012 referee, under the referee's rules (no
+//! two-square or more-squares rule, no caps), as Red and as Blue: the way an
+//! outside tournament meets our players. A kind added to the registry
+//! without a spec here fails the test, so no player escapes it.
+
+mod common;
+use common::*;
+
+#[path = "../evaluation/tests/support/referee.rs"]
+mod referee;
+
+use std::io::BufReader;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use stratego_engine::Color;
+use stratego_evaluation::ucc::ucc_rules;
+
+/// The spec each registered kind plays with. Searching players get the
+/// referee's clock (`--move-time-ms`), trained ones their checkpoints.
+fn spec_of(kind: &str) -> Option<String> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    Some(match kind {
+        "random" => "random".into(),
+        "greedy" => "greedy".into(),
+        "expectimax" => "expectimax:setup=handcrafted-v2".into(),
+        "ntuple" => format!("ntuple:{root}/registrations/ntuple-td.safetensors"),
+        "net" => format!("net:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
+        "netsearch" => format!("netsearch:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
+        _ => return None,
+    })
+}
+
+/// The referee's clock for one decision, in milliseconds; the bot must
+/// answer within it (plus the margin of a loaded test machine).
+/// `UCC_MOVE_TIME_MS` sets another for a measurement (EVALUATION.md, with
+/// `--nocapture`: each game's median and slowest reply are printed).
+fn move_time_ms() -> u64 {
+    std::env::var("UCC_MOVE_TIME_MS").ok().and_then(|t| t.parse().ok()).unwrap_or(100)
+}
+/// The referee's turn cap in plies: only a game of two random players
+/// comes near it.
+const MAX_PLIES: u32 = 3000;
+
+#[test]
+fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
+    let kinds: Vec<&str> = stratego_learner::evaluate::players().entries().iter().map(|e| e.name).collect();
+    let missing: Vec<&&str> = kinds.iter().filter(|k| spec_of(k).is_none()).collect();
+    assert!(missing.is_empty(), "registered kinds without a spec in this test: {missing:?}");
+    let dir = scratch("ucc-players");
+    let mut finished = 0;
+    let mut games = 0;
+    for (k, kind) in kinds.iter().enumerate() {
+        let spec = spec_of(kind).unwrap();
+        for (c, bot) in [Color::Red, Color::Blue].into_iter().enumerate() {
+            let seed = 100 + 2 * k as u64 + c as u64;
+            let record = dir.join(format!("{kind}-{bot}.txt"));
+            let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
+                .args(["ucc-bot", "--agent", &spec, "--seed", &seed.to_string()])
+                .args(["--move-time-ms", &move_time_ms().to_string(), "--record", record.to_str().unwrap()])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let to_bot = Box::new(child.stdin.take().unwrap());
+            let from_bot = Box::new(BufReader::new(child.stdout.take().unwrap()));
+            let report = referee::referee(bot, to_bot, from_bot, seed, None, MAX_PLIES, None, None);
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{spec} as {bot}: {err}");
+            // Trained players say once that they play other rules than their own.
+            assert!(err.lines().count() <= 1, "{spec} as {bot}: {err}");
+            assert!(report.plies > 20, "{spec} as {bot}: {report:?}");
+            let mut replies = report.replies.clone();
+            replies.sort();
+            println!(
+                "{kind} as {bot}: {} plies, {} moves, median reply {:?}, slowest {:?} (clock {} ms)",
+                report.plies,
+                replies.len(),
+                replies[replies.len() / 2],
+                report.slowest_reply,
+                move_time_ms()
+            );
+            // The referee's clock, with the margin of a loaded debug build.
+            assert!(report.slowest_reply < Duration::from_millis(move_time_ms() * 10), "{spec} as {bot}: {report:?}");
+            let text = std::fs::read_to_string(&record).unwrap();
+            assert!(text.contains(&format!("rules {}\n", ucc_rules())), "{text}");
+            assert!(text.lines().last().unwrap().starts_with("end QUIT"), "{spec} as {bot}: {text}");
+            games += 1;
+            if report.finished {
+                finished += 1;
+                // Every kind but random beats the referee's random opponent.
+                if *kind != "random" {
+                    assert_eq!(report.winner, Some(bot), "{spec} as {bot} lost to random moves: {report:?}");
+                }
+            } else {
+                assert_eq!(*kind, "random", "{spec} as {bot} did not finish in {MAX_PLIES} plies: {report:?}");
+            }
+        }
+    }
+    assert!(finished + 2 >= games, "{finished} of {games} games ended by the rules");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every registered player kind plays arena games under caps and progress
+/// rules other than any it was trained for (the lab's classic caps): a
+/// short cap, a battleless cap, no two-square or more-squares rule.
+#[test]
+fn every_player_kind_plays_arena_games_under_other_caps() {
+    let kinds: Vec<&str> = stratego_learner::evaluate::players().entries().iter().map(|e| e.name).collect();
+    let dir = scratch("arena-players");
+    for kind in kinds {
+        let spec = spec_of(kind).unwrap_or_else(|| panic!("no spec for the registered kind {kind}"));
+        // The searching players get a short clock of their own where they take one.
+        let spec = match kind {
+            "expectimax" => format!("{spec},time=50"),
+            _ => spec,
+        };
+        let out = dir.join(kind);
+        let o = stratego(&[
+            "arena",
+            "--a",
+            &spec,
+            "--b",
+            "random",
+            "--games",
+            "2",
+            "--two-square",
+            "0",
+            "--chase",
+            "off",
+            "--max-plies",
+            "150",
+            "--max-battleless",
+            "60",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let results = std::fs::read_to_string(out.join("results.json")).unwrap();
+        assert!(results.contains("two-square=0,chase=off,max-plies=150,max-battleless=60"), "{results}");
+        assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 2, "{spec}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
