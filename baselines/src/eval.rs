@@ -156,9 +156,8 @@ pub fn leaf_value(state: &State, me: Color, leaf: LeafTerms) -> f64 {
     if !leaf.guard {
         return on_scale(e + t.spy_next_to_marshal, leaf.scale);
     }
-    let prior = CountingPrior::new(state, me);
-    e += threat(state, me, &prior);
-    let q = flag_danger(state, me, &prior);
+    e += threat(state, me, &t.prior);
+    let q = flag_danger(state, me, &t.prior);
     (1.0 - q) * on_scale(e, leaf.scale) - q * LEAF_LIMIT
 }
 
@@ -307,6 +306,8 @@ struct Terms {
     /// the side to move (`leaf_value`'s threats replace it).
     spy_next_to_marshal: f64,
     material: Material,
+    /// The counting prior at this state, for the leaves' further terms.
+    prior: CountingPrior,
 }
 
 /// The unclamped terms of `evaluate`, and the material of both sides.
@@ -372,6 +373,7 @@ fn terms(state: &State, me: Color) -> Terms {
         base: material + MOBILITY_WEIGHT * mobility + ADVANCE_WEIGHT * advance + danger,
         spy_next_to_marshal: spy_next,
         material: sides,
+        prior,
     }
 }
 

@@ -107,6 +107,14 @@ struct Network {
     rules: Ruleset,
 }
 
+impl Network {
+    /// Whether the network plays `rules`: any ruleset with its piece set
+    /// (see the module documentation), for every network player.
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+        stratego_players::player::same_rules("its network was", &self.rules, rules)
+    }
+}
+
 /// Makes [`NetPlayer`]s that share one loaded network.
 #[derive(Clone)]
 pub struct NetPlayerFactory {
@@ -182,7 +190,7 @@ impl PlayerFactory for NetPlayerFactory {
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        stratego_players::player::same_rules("its network was", &self.network.rules, rules)
+        self.network.check_rules(rules)
     }
 
     fn trained_rules(&self) -> Option<Ruleset> {
@@ -224,7 +232,8 @@ impl NetPlayer {
         // Another piece set is refused at start-up (`check_rules`); a view
         // that still gets here is an input error, not a panic. Progress
         // rules and caps may differ (see the module documentation).
-        stratego_players::player::same_rules("its network was", &network.rules, &view.rules)
+        network
+            .check_rules(&view.rules)
             .map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
         // The rebuild draws hidden types; a generator of its own keeps the
         // player's stream (the temperature draws) independent of how many

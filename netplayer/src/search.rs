@@ -296,7 +296,7 @@ impl PlayerFactory for NetSearchFactory {
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        stratego_players::player::same_rules("its network was", &self.network.rules, rules)
+        self.network.check_rules(rules)
     }
 
     fn trained_rules(&self) -> Option<Ruleset> {
@@ -408,7 +408,7 @@ impl NetSearchPlayer {
         let network = Arc::clone(&self.network);
         // Another piece set is refused at start-up (`check_rules`); a view
         // that still gets here is an error, not a panic.
-        stratego_players::player::same_rules("its network was", &network.rules, &view.rules)?;
+        network.check_rules(&view.rules)?;
         let deadline = self.options.time.map(|t| start + t.mul_f64(0.8));
         let me = view.me;
         let mut rebuild_rng = AgentRng::seed_from_u64(rng.random());
