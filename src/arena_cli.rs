@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stratego_baselines::bench::expectimax_nodes_per_second;
 use stratego_baselines::expectimax::ExpectimaxConfig;
 use stratego_baselines::values::value;
@@ -202,22 +201,17 @@ fn check_rules<'a>(
     Ok(())
 }
 
-/// A progress bar on stderr with games played and A's running score; it
-/// draws nothing when stderr is not a terminal.
+/// Games played and A's running score: a bar on a terminal, steady lines in
+/// a log (`stratego_runlog::Progress`).
 struct Progress {
-    bar: ProgressBar,
+    bar: stratego_runlog::Progress,
     half_points: AtomicU64,
     games: AtomicU64,
 }
 
 impl Progress {
-    fn new(total: u64) -> Progress {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games  {msg}")
-                .expect("a valid template")
-                .progress_chars("=> "),
-        );
+    fn new(label: &str, total: u64) -> Progress {
+        let bar = stratego_runlog::Progress::new(label, "games", total, true);
         Progress { bar, half_points: AtomicU64::new(0), games: AtomicU64::new(0) }
     }
 
@@ -237,18 +231,28 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     let settings = &args.settings;
     let config = settings.config(sprt, &[&a, &b])?;
     check_rules([&a, &b], &config)?;
-    let dir = settings.output_dir(&format!(
-        "arena-{}-vs-{}-seed{}-{}games",
-        slug(&a.name()),
-        slug(&b.name()),
-        config.seed,
-        config.games
-    ))?;
-    let progress = Progress::new(config.games as u64);
+    // The default directory names the games played. An SPRT can stop the
+    // match early, so its directory is named (and checked) when it stops,
+    // `...-16games-sprt`; any other match's is checked before it starts.
+    let name = |games: u64| {
+        let (a, b, seed) = (slug(&a.name()), slug(&b.name()), config.seed);
+        format!("arena-{a}-vs-{b}-seed{seed}-{games}games{}", if sprt.is_some() { "-sprt" } else { "" })
+    };
+    let known = sprt.is_none() || settings.out.is_some();
+    let dir = if known { Some(settings.output_dir(&name(u64::from(config.games)))?) } else { None };
+    let progress = Progress::new("arena", config.games as u64);
     let result =
         settings.with_threads(|| play_match(a.as_ref(), b.as_ref(), &config, &|g| progress.game("A", g)))??;
     progress.bar.finish_and_clear();
     let summary = MatchSummary::of(&result);
+    let dir = match dir.map_or_else(|| settings.output_dir(&name(result.games.len() as u64)), Ok) {
+        Ok(dir) => dir,
+        Err(e) => {
+            // The games are not lost: their summary goes to stdout first.
+            write!(out, "{}", summary.to_text()).map_err(output)?;
+            return Err(e);
+        }
+    };
     settings.make_output_dir(&dir)?;
     let results = write_match(&dir, &result, &summary)?;
     writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
@@ -314,7 +318,7 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let names: Vec<String> = players.iter().map(|p| slug(&p.name())).collect();
     let dir = settings.output_dir(&format!("ladder-{}-seed{}-{}games", names.join("-"), config.seed, config.games))?;
     let pairings = players.len() * (players.len() - 1) / 2;
-    let progress = Progress::new((pairings as u64) * config.games as u64);
+    let progress = Progress::new("ladder", (pairings as u64) * config.games as u64);
     let result = settings.with_threads(|| play_ladder(&players, &config, &|_, g| progress.game("pairing A", g)))??;
     progress.bar.finish_and_clear();
     let title = format!("Ladder: {} games per pairing, seed {}", config.games, config.seed);
@@ -330,7 +334,7 @@ pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), Cl
     let RegisterCommand::Run { file, out_root, threads } = command;
     let prepared = registration::prepare(&file, &players::registry())?;
     check_rules([&prepared.a, &prepared.b], &prepared.config)?;
-    let progress = Progress::new(prepared.config.games as u64);
+    let progress = Progress::new("register run", prepared.config.games as u64);
     let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &|g| progress.game("A", g)))??;
     progress.bar.finish_and_clear();
     write!(out, "{}", outcome.summary.to_text()).map_err(output)?;

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed};
+use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed, RuleCost};
 mod arena_cli;
 mod cotoan_cli;
 mod distill_cli;
@@ -291,31 +291,65 @@ pub(crate) fn report(line: &str) {
 }
 
 /// Parses the command line. A usage error is one `error: ...` line and exit
-/// status 1 like every other error (README); `--help` and `--version` print
-/// as clap renders them.
+/// status 1 like every other error (docs/RELIABILITY.md), naming what is
+/// wrong (the missing argument, the subcommands to choose from); only
+/// `--help` and `--version` print as clap renders them.
 fn parse() -> Result<Cli, ExitCode> {
     Cli::try_parse().map_err(|e| {
         use clap::error::ErrorKind;
         match e.kind() {
-            ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                 let _ = e.print();
-                if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                    ExitCode::FAILURE
-                } else {
-                    ExitCode::SUCCESS
-                }
+                ExitCode::SUCCESS
+            }
+            ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                report(&missing_subcommand(std::env::args_os().skip(1)));
+                ExitCode::FAILURE
             }
             _ => {
-                let text = e.render().to_string();
-                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
-                let first = first.strip_prefix("error: ").unwrap_or(first);
-                report(&format!("error: {first} (see --help)"));
+                report(&usage_error(&e.render().to_string()));
                 ExitCode::FAILURE
             }
         }
     })
+}
+
+/// clap's message as one line: its lines up to the usage block, so that a
+/// list on the lines after a colon (the missing arguments) stays in it.
+fn usage_error(rendered: &str) -> String {
+    let mut line = String::new();
+    let lines = rendered.lines().map(str::trim).take_while(|l| !l.starts_with("Usage:"));
+    for part in lines.filter(|l| !l.is_empty() && !l.starts_with("For more information")) {
+        let part = part.strip_prefix("error: ").unwrap_or(part);
+        if !line.is_empty() {
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    if line.is_empty() {
+        line.push_str("invalid arguments");
+    }
+    format!("error: {line} (see --help)")
+}
+
+/// The line for a command given without its subcommand (`stratego model`):
+/// the command as typed and the subcommands it takes.
+fn missing_subcommand(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    let mut path = vec![command.get_name().to_string()];
+    for arg in args {
+        let Some(sub) = arg.to_str().and_then(|a| command.find_subcommand(a)).cloned() else { break };
+        path.push(sub.get_name().to_string());
+        command = sub;
+    }
+    let path = path.join(" ");
+    let names: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).filter(|&n| n != "help").collect();
+    if names.is_empty() {
+        format!("error: `{path}` needs arguments (see `{path} --help`)")
+    } else {
+        format!("error: `{path}` needs a subcommand, one of: {} (see `{path} --help`)", names.join(", "))
+    }
 }
 
 fn main() -> ExitCode {
@@ -447,15 +481,21 @@ fn replay(out: &mut impl Write, path: &Path, rules: Option<&str>, print_moves: b
 
 fn bench_engine(out: &mut impl Write, plies: u64, rounds: usize, seed: u64) -> Result<(), CliError> {
     let speeds = measure_playout_speed(plies, rounds, seed);
-    let rate = |i: usize| speeds[i].plies_per_second;
     for s in &speeds {
         writeln!(out, "engine random playout ({}): {:.0} plies/s per core", s.name, s.plies_per_second)
             .map_err(output)?;
         writeln!(out, "engine random playout ({}, median round): {:.0} plies/s per core", s.name, s.median)
             .map_err(output)?;
     }
-    writeln!(out, "engine chasing rule cost: {:.1} ns/ply", 1e9 / rate(0) - 1e9 / rate(1)).map_err(output)?;
-    writeln!(out, "engine two-square rule cost: {:.1} ns/ply", 1e9 / rate(1) - 1e9 / rate(2)).map_err(output)?;
+    for (name, with, without) in [("chasing", 0, 1), ("two-square", 1, 2)] {
+        let cost = RuleCost::between(&speeds[with], &speeds[without]);
+        writeln!(
+            out,
+            "engine {name} rule cost: {:.3} x the time per ply without it (median of {} alternating rounds, range {:.3} to {:.3}; {:+.1} ns/ply)",
+            cost.median_ratio, cost.rounds, cost.low, cost.high, cost.ns_per_ply
+        )
+        .map_err(output)?;
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let total = measure_parallel_playouts(threads, plies, seed);
     writeln!(out, "engine random playout (full rules, {threads} threads): {total:.0} plies/s").map_err(output)?;

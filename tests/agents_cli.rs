@@ -39,6 +39,82 @@ fn arena_reports_and_writes_results_and_records_and_never_overwrites() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An SPRT can stop a match long before `--games`: its default directory
+/// names the games it played, and a rerun that finds that directory taken
+/// still prints the match's summary before its one error line.
+#[test]
+fn an_sprt_stopped_arena_names_its_directory_by_the_games_played() {
+    let dir = scratch("sprt");
+    let args = [
+        "arena",
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--games",
+        "400",
+        "--seed",
+        "5",
+        "--pieces",
+        "barrage",
+        "--sprt",
+        "0,400,0.05,0.05",
+    ];
+    let o = stratego_in(&dir, &[], &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let played: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("records: ").and_then(|r| r.rsplit_once(" (")).map(|(_, n)| n))
+        .and_then(|n| n.trim_end_matches(" games)").parse().ok())
+        .unwrap_or_else(|| panic!("a records line in {text}"));
+    assert!(played < 400, "the SPRT stopped the match: {played} games");
+    let names: Vec<String> = std::fs::read_dir(dir.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec![format!("arena-greedy-vs-random-seed5-{played}games-sprt")]);
+    assert_eq!(std::fs::read_dir(dir.join("runs").join(&names[0]).join("games")).unwrap().count(), played);
+
+    let again = stratego_in(&dir, &[], &args);
+    assert_one_line_error(&again, "already exists");
+    assert!(stdout(&again).contains("W/D/L (A): "), "the summary is not lost: {}", stdout(&again));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With stderr a pipe or a log file (no bar drawn), long commands print a
+/// progress line at a steady rate (`STRATEGO_PROGRESS_SECONDS`).
+#[test]
+fn long_commands_write_progress_lines_to_a_log() {
+    let dir = scratch("progress");
+    let out = dir.join("ladder");
+    let args = [
+        "ladder",
+        "expectimax:depth=2",
+        "greedy",
+        "--games",
+        "4",
+        "--seed",
+        "1",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let o = stratego_in(&dir, &[("STRATEGO_PROGRESS_SECONDS", "0.05")], &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = stderr(&o);
+    let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("ladder: ")).collect();
+    assert!(lines.len() >= 2, "progress lines: {}", stderr(&o));
+    let played: Vec<u64> = lines
+        .iter()
+        .map(|l| l["ladder: ".len()..].split('/').next().unwrap().parse().unwrap_or_else(|_| panic!("{l}")))
+        .collect();
+    assert!(played.windows(2).all(|w| w[0] <= w[1]) && played.iter().all(|&n| n <= 4), "{lines:?}");
+    assert!(lines.iter().all(|l| l.contains("/4 games") && l.contains(" elapsed")), "{lines:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_specs_and_settings_are_one_error_line() {
     let arena = |a: &str, extra: &[&str]| {

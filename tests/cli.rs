@@ -110,10 +110,20 @@ fn bad_input_is_one_error_line_and_status_1() {
 
 #[test]
 fn bench_prints_one_figure_per_line() {
-    let o = stratego(&["bench", "engine", "--plies", "20000", "--rounds", "1"]);
+    let o = stratego(&["bench", "engine", "--plies", "20000", "--rounds", "3"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("engine random playout (full rules): "), "{text}");
+    // A rule's cost is a ratio of alternating rounds with its spread, not a
+    // difference of two noisy timings (which came out as a negative cost).
+    for rule in ["chasing", "two-square"] {
+        let line = text.lines().find(|l| l.starts_with(&format!("engine {rule} rule cost: "))).expect("a cost line");
+        assert!(line.contains("x the time per ply without it (median of 3 alternating rounds, range "), "{line}");
+        let numbers: Vec<f64> =
+            line.split(|c: char| !(c.is_ascii_digit() || c == '.')).filter_map(|t| t.parse().ok()).collect();
+        let (median, low, high) = (numbers[0], numbers[2], numbers[3]);
+        assert!(low > 0.0 && low <= median && median <= high, "{line}");
+    }
     for line in text.lines() {
         let (name, value) = line.split_once(": ").unwrap_or_else(|| panic!("`NAME: NUMBER UNIT`: {line}"));
         assert!(!name.is_empty());
@@ -173,4 +183,29 @@ fn count_flags_document_the_range_they_check() {
         }
     }
     assert!(checked >= 20, "{checked}");
+}
+
+#[test]
+fn a_missing_argument_or_subcommand_is_named_in_one_line() {
+    // The arguments clap found missing are named, not only "(see --help)".
+    assert_one_line_error(&stratego(&["model", "info"]), "<CHECKPOINT>");
+    let o = stratego(&["model", "init"]);
+    assert_one_line_error(&o, "--out <OUT>");
+    // A command without its subcommand is one line listing the choices,
+    // never a usage screen.
+    for (args, path, choices) in [
+        (&[][..], "stratego", &["play", "arena", "train", "register"][..]),
+        (&["register"][..], "stratego register", &["run"][..]),
+        (&["model"][..], "stratego model", &["presets", "init", "info"][..]),
+        (&["cotoan"][..], "stratego cotoan", &[][..]),
+        (&["bench"][..], "stratego bench", &["engine", "agents", "model"][..]),
+        (&["ntuple"][..], "stratego ntuple", &["train"][..]),
+    ] {
+        let o = stratego(args);
+        assert_one_line_error(&o, &format!("`{path}` needs a subcommand, one of: "));
+        for choice in choices {
+            assert!(stderr(&o).contains(choice), "{args:?}: {}", stderr(&o));
+        }
+        assert!(!stderr(&o).contains("help,") && !stderr(&o).contains("Usage"), "{}", stderr(&o));
+    }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_one_line_error, scratch, stderr, stdout, stratego};
+use common::{assert_one_line_error, scratch, stderr, stdout, stratego, stratego_in};
 use serde_json::Value;
 
 /// The tags docs/TRAINING.md promises for every iteration: the learner's
@@ -57,10 +57,16 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     let dir = scratch("train-smoke");
     let run = dir.join("run");
     let run_arg = run.to_str().unwrap();
-    let o = stratego(&["train", "--config", "configs/smoke.toml", "--run", run_arg]);
+    // stderr is a pipe, as in a log: progress comes as steady lines.
+    let here = std::env::current_dir().unwrap();
+    let env = [("STRATEGO_PROGRESS_SECONDS", "0.5")];
+    let o = stratego_in(&here, &env, &["train", "--config", "configs/smoke.toml", "--run", run_arg]);
     assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
     let config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
     let n = config.run.iterations;
+    let log = stderr(&o);
+    assert!(log.lines().any(|l| l.starts_with("teacher games: ") || l.starts_with("imitation: ")), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("train: ") && l.contains(&format!("/{n} iterations"))), "{log}");
 
     // Checkpoints: the newest `keep`, each loading under the run's ruleset.
     let steps = checkpoint_steps(&run);

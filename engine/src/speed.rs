@@ -74,6 +74,43 @@ pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> 
     speeds
 }
 
+/// What a rule costs, from rounds measured alternately with and without
+/// it: per round, the time per ply with the rule over the time per ply
+/// without it. A difference of two noisy best rounds can come out negative;
+/// a ratio per alternating round pairs rounds that ran under the same load,
+/// and its spread across rounds says how far to trust it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RuleCost {
+    /// Median over rounds of (time per ply with) / (time per ply without).
+    pub median_ratio: f64,
+    /// The smallest and the largest round's ratio.
+    pub low: f64,
+    pub high: f64,
+    /// The median ratio as nanoseconds per ply at the rule-free variant's
+    /// median speed (negative when the rule measured cheaper than nothing:
+    /// noise, which `low`..`high` then spans).
+    pub ns_per_ply: f64,
+    pub rounds: usize,
+}
+
+impl RuleCost {
+    /// `with` and `without` must come from one `measure_playout_speed` call
+    /// (the same rounds, alternated).
+    pub fn between(with: &PlayoutSpeed, without: &PlayoutSpeed) -> RuleCost {
+        let mut ratios: Vec<f64> =
+            with.rounds.iter().zip(&without.rounds).map(|(&w, &wo)| wo / w.max(f64::MIN_POSITIVE)).collect();
+        ratios.sort_by(f64::total_cmp);
+        let median_ratio = ratios.get(ratios.len() / 2).copied().unwrap_or(1.0);
+        RuleCost {
+            median_ratio,
+            low: ratios.first().copied().unwrap_or(1.0),
+            high: ratios.last().copied().unwrap_or(1.0),
+            ns_per_ply: (median_ratio - 1.0) * 1e9 / without.median.max(f64::MIN_POSITIVE),
+            rounds: ratios.len(),
+        }
+    }
+}
+
 /// Random playouts under the full rules on `threads` threads at once, each
 /// with its own seeded generator: total plies per second of the machine.
 pub fn measure_parallel_playouts(threads: usize, plies_per_thread: u64, seed: u64) -> f64 {
@@ -139,4 +176,37 @@ pub fn measure_vecenv(layout: Layout, batch: usize, steps: usize, seed: u64) -> 
         env.legal_mask(&mut mask).expect("the buffer fits");
     }
     (batch * steps) as f64 / start.elapsed().as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn speed(rounds: &[f64]) -> PlayoutSpeed {
+        let mut sorted = rounds.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        PlayoutSpeed {
+            name: "test",
+            rules: Ruleset::classic(),
+            plies_per_second: sorted[sorted.len() - 1],
+            median: sorted[sorted.len() / 2],
+            rounds: rounds.to_vec(),
+            stats: PlayoutStats::default(),
+        }
+    }
+
+    #[test]
+    fn a_rule_cost_pairs_alternating_rounds() {
+        // The rule costs 5 % in every round while the machine's load moves
+        // both variants together, except in the last round, where the
+        // rule-free variant was slowed down alone: its ratio is the spread.
+        let without = speed(&[1.0e6, 2.0e6, 1.5e6, 0.5e6]);
+        let with = speed(&[1.0e6 / 1.05, 2.0e6 / 1.05, 1.5e6 / 1.05, 1.0e6]);
+        let cost = RuleCost::between(&with, &without);
+        assert!((cost.median_ratio - 1.05).abs() < 1e-9, "{cost:?}");
+        assert!((cost.low - 0.5).abs() < 1e-9 && (cost.high - 1.05).abs() < 1e-9, "{cost:?}");
+        assert_eq!(cost.rounds, 4);
+        // At the rule-free variant's median round (1.5e6 plies/s).
+        assert!((cost.ns_per_ply - 0.05 * 1e9 / 1.5e6).abs() < 1e-6, "{cost:?}");
+    }
 }

@@ -39,7 +39,6 @@ use std::time::Instant;
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Int, Tensor, TensorData};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -50,6 +49,7 @@ use stratego_evaluation::arena::play_game;
 use stratego_model::{belief_fit, value_cross_entropy, CheckpointMeta, Device, StrategoNet};
 use stratego_players::player::self_restriction;
 use stratego_players::{AgentRng, PlayerFactory};
+use stratego_runlog::Progress;
 use stratego_runlog::{MetricsLog, TensorBoard};
 
 use crate::config::TrainConfig;
@@ -390,12 +390,6 @@ pub struct DistillReport {
     pub seconds: f64,
 }
 
-fn bar(progress: bool, len: u64, template: &str) -> ProgressBar {
-    let bar = if progress { ProgressBar::new(len) } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
-    bar
-}
-
 /// Pretrains a fresh network (initialised as `stratego train` initialises
 /// one: `device.seed(run.seed)`) by imitation of `config.pretrain.teacher`,
 /// on the autodiff `device` (`plain`: the same device without autodiff, for
@@ -421,7 +415,7 @@ pub fn distill(
 
     // 1. The teacher's games.
     let generation = Instant::now();
-    let games_bar = bar(progress, p.games as u64, "teacher games {bar:30} {pos}/{len}  {elapsed_precise}");
+    let games_bar = Progress::new("teacher games", "games", p.games as u64, progress);
     let games = play_teacher_games(config, teacher.as_ref(), &opponents, p.games, &|| games_bar.inc(1))?;
     games_bar.finish_and_clear();
     let generation_seconds = generation.elapsed().as_secs_f64();
@@ -469,11 +463,7 @@ pub fn distill(
 
     // 3. Epochs of shuffled minibatches.
     let steps_per_epoch = train.len().div_ceil(p.batch);
-    let steps_bar = bar(
-        progress,
-        (steps_per_epoch * p.epochs) as u64,
-        "imitation {bar:30} {pos}/{len} steps  {elapsed_precise}  {msg}",
-    );
+    let steps_bar = Progress::new("imitation", "steps", (steps_per_epoch * p.epochs) as u64, progress);
     for epoch in 1..=p.epochs {
         let tick = Instant::now();
         let mut order = train.clone();

@@ -31,14 +31,13 @@ use std::time::{Duration, Instant};
 use burn::module::Module;
 use burn::tensor::Tensor;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
-use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
 use stratego_engine::{PieceSet, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_players::setup_policy::PolicySetups;
-use stratego_runlog::{MetricsLog, TensorBoard};
+use stratego_runlog::{MetricsLog, Progress, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
 
 use crate::config::{Setups, TrainConfig};
@@ -242,11 +241,8 @@ pub fn train(
     let seed = selfplay_seed(config.run.seed, counters.iteration);
     let (service, actors, games) = start_selfplay(config, net.valid(), counters.iteration, seed, &plain)?;
 
-    let bar = if options.progress { ProgressBar::new(config.run.iterations) } else { ProgressBar::hidden() };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} it  {elapsed_precise}  {msg}").expect("a valid template"),
-    );
-    bar.set_position(counters.iteration);
+    let bar =
+        Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(counters.iteration);
 
     let mut last_checkpoint = resumed_from.map(|(_, dir)| dir).or(pretrained);
     let started = Instant::now();

@@ -12,12 +12,14 @@
 mod files;
 mod lock;
 mod metrics;
+mod progress;
 mod run_dir;
 mod tensorboard;
 
 pub use files::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, Checkpoint};
 pub use lock::{DirLock, LOCK_FILE};
 pub use metrics::{read_metrics, MetricsLog};
+pub use progress::{Progress, PROGRESS_SECONDS_ENV};
 pub use run_dir::{RunDir, CONFIG_FILE};
 pub use tensorboard::{read_scalars, Scalar, TensorBoard};
 

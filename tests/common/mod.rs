@@ -9,6 +9,16 @@ pub fn stratego(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().expect("the binary runs")
 }
 
+/// Runs the command with `args` in `dir`, with extra environment variables.
+pub fn stratego_in(dir: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_stratego"));
+    command.args(args).current_dir(dir);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().expect("the binary runs")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }

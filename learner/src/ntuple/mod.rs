@@ -28,13 +28,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, Trainer};
 use stratego_engine::{Color, Ruleset};
 use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::PlayerFactory;
-use stratego_runlog::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, RunDir, TensorBoard};
+use stratego_runlog::{
+    atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, Progress, RunDir, TensorBoard,
+};
 
 pub use config::{CheckpointConfig, EvaluationConfig, LogConfig, NTupleConfig};
 
@@ -213,19 +214,7 @@ impl NTupleRun {
     pub fn train(mut self, options: &NTupleOptions) -> Result<NTupleSummary, TrainError> {
         let total = self.config.games;
         let end = options.stop_after.map_or(total, |n| total.min(self.start_games.saturating_add(n)));
-        let bar = if options.progress {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} games ({per_sec}, eta {eta})  {msg}",
-            )
-            .expect("a valid template")
-            .progress_chars("=> "),
-        );
-        bar.set_position(self.start_games);
+        let bar = Progress::new("ntuple train", "games", total, options.progress).resume_at(self.start_games);
         let started = Instant::now();
         let mut window = Window::default();
         let mut last_score = None;
