@@ -115,6 +115,37 @@ fn long_commands_write_progress_lines_to_a_log() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Two won games are no evidence: the interval spans everything and the
+/// likelihood of superiority stays far from certain.
+#[test]
+fn two_games_give_no_confident_rating() {
+    let dir = scratch("two-games");
+    let out = dir.join("m");
+    let o = stratego(&[
+        "arena",
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("elo (A - B): +inf [-inf, +inf]"), "A won both games, and the interval says nothing: {text}");
+    let los: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("LOS (A > B): "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(los < 0.9, "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_specs_and_settings_are_one_error_line() {
     let arena = |a: &str, extra: &[&str]| {
@@ -209,7 +240,7 @@ fn ladder_prints_ratings_and_draws_a_png() {
 fn register_run_appends_to_the_file() {
     let dir = scratch("register");
     let file = dir.join("reg.toml");
-    let registration = "a = \"greedy\"\nb = \"random\"\ngames = 4\nseed = 1\n\
+    let registration = "a = \"greedy\"\nb = \"random\"\ngames = 20\nseed = 1\n\
         rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200\"\n\
         \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
     std::fs::write(&file, registration).unwrap();

@@ -174,11 +174,20 @@ pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, Registration
     };
     let sprt = match registration.decision {
         DecisionRule::Sprt { elo0, elo1, alpha, beta } => Some(Sprt::new(elo0, elo1, alpha, beta).map_err(invalid)?),
-        DecisionRule::EloInterval { margin } if !margin.is_finite() => {
-            return Err(invalid(format!("margin must be finite, got {margin}")))
+        DecisionRule::EloInterval { margin } if !(0.0..=MAX_MARGIN).contains(&margin) => {
+            // A negative margin would call A better at an interval wholly
+            // below 0; past 1000 Elo no interval of a finite match clears it.
+            return Err(invalid(format!("margin must be in [0, {MAX_MARGIN}] Elo, got {margin}")));
         }
         DecisionRule::EloInterval { .. } => None,
     };
+    if !(MIN_GAMES..=MAX_GAMES).contains(&registration.games) || registration.games % 2 == 1 {
+        return Err(invalid(format!(
+            "games must be an even number in [{MIN_GAMES}, {MAX_GAMES}] (pairs with the seats swapped; fewer \
+             decide nothing), got {}",
+            registration.games
+        )));
+    }
     let config = MatchConfig {
         rules,
         games: registration.games,
@@ -207,6 +216,15 @@ pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, Registration
     }
     Ok(Prepared { path: path.to_path_buf(), registration, a, b, config })
 }
+
+/// The fewest games a registration may state: 10 pairs. Fewer cannot clear
+/// even a margin of 0 unless nearly every game goes one way, and a decision
+/// stated in advance should be able to come out either way.
+pub const MIN_GAMES: u32 = 20;
+/// The most: the arena's own limit (`stratego arena --games`).
+pub const MAX_GAMES: u32 = 10_000_000;
+/// The widest Elo margin a registration may state.
+pub const MAX_MARGIN: f64 = 1000.0;
 
 /// The decision of `rule` on a match.
 pub fn decide(rule: &DecisionRule, summary: &MatchSummary, result: &MatchResult) -> String {

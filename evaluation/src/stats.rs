@@ -10,6 +10,16 @@
 //! pairs (the pair correlation from shared setups is thereby accounted for,
 //! which the trinomial W/D/L model ignores).
 //!
+//! **A variance floor.** Few pairs that all came out alike have a variance
+//! of 0, and would give a zero-width interval and a certain LOS (two games
+//! once gave `+190.8 [+190.8, +190.8]`, LOS 1.0). The standard error
+//! therefore uses the pairs' squared deviations from `s` plus those of one
+//! pseudo-pair at each extreme (scores 0 and 1), over `N + 2`: a floor that
+//! vanishes as pairs accumulate (1 % more variance at 200 pairs), like the
+//! pseudo-counts of the Agresti-Coull interval. With one pair the interval
+//! is all of [0, 1]; ten won games in a row give a lower end of about +120
+//! Elo, close to the exact binomial bound.
+//!
 //! **Elo** is the logistic Elo of the score, `-400 log10(1/s - 1)`; its 95 %
 //! interval maps the score interval `s +- 1.96 se` through the same function
 //! (infinite at scores 0 and 1). **LOS** (likelihood of superiority) is
@@ -126,9 +136,16 @@ impl Pentanomial {
         self.counts.iter().enumerate().map(|(k, &c)| c as f64 * (k as f64 / 4.0 - s).powi(2)).sum::<f64>() / n
     }
 
-    /// The standard error of `score`.
+    /// The variance behind the intervals: `variance` with one pseudo-pair
+    /// at each extreme (the floor of the module documentation).
+    pub fn floored_variance(&self) -> f64 {
+        let (n, s) = (self.pairs() as f64, self.score());
+        (n * self.variance() + s * s + (1.0 - s) * (1.0 - s)) / (n + 2.0)
+    }
+
+    /// The standard error of `score` (from the floored variance).
     pub fn std_error(&self) -> f64 {
-        (self.variance() / self.pairs() as f64).sqrt()
+        (self.floored_variance() / self.pairs() as f64).sqrt()
     }
 
     /// The 95 % interval of A's score, within [0, 1].
@@ -386,29 +403,41 @@ mod tests {
         close(p.score(), 0.55, 1e-12);
         // var = (1*.55^2 + 2*.3^2 + 3*.05^2 + 2*.2^2 + 2*.45^2) / 10 = 0.975 / 10
         close(p.variance(), 0.0975, 1e-12);
-        // se = sqrt(0.0975 / 10) = 0.0987421; 1.96 se = 0.1935330
-        close(p.std_error(), 0.098_742_088, 1e-8);
+        // floored: (0.975 + .55^2 + .45^2) / 12 = 1.48 / 12
+        close(p.floored_variance(), 1.48 / 12.0, 1e-12);
+        // se = sqrt(0.1233333 / 10) = 0.1110555; 1.96 se = 0.2176648
+        close(p.std_error(), 0.111_055_5, 1e-7);
         let (lo, hi) = p.score_interval();
-        close(lo, 0.356_469_1, 1e-6);
-        close(hi, 0.743_530_9, 1e-6);
-        // Elo: -400 log10(1/0.55 - 1) = 34.860; bounds at 0.3564691 and 0.7435309
+        close(lo, 0.332_335_2, 1e-6);
+        close(hi, 0.767_664_8, 1e-6);
+        // Elo: -400 log10(1/0.55 - 1) = 34.860; bounds at 0.3323352 and 0.7676648
         let e = p.elo();
         close(e.elo, 34.860_070, 1e-5);
-        close(e.lower, -102.619_0, 1e-3);
-        close(e.upper, 184.905_6, 1e-3);
-        // LOS = Phi(0.05 / 0.0987421) = Phi(0.506370) = 0.693701
-        close(p.los(), 0.693_701, 1e-5);
+        close(e.lower, -121.192_9, 1e-3);
+        close(e.upper, 207.622_7, 1e-3);
+        // LOS = Phi(0.05 / 0.1110555) = Phi(0.450225) = 0.673726
+        close(p.los(), 0.673_726, 1e-5);
     }
 
     #[test]
-    fn degenerate_results_give_infinite_elo_and_certain_los() {
+    fn results_all_alike_give_no_certainty_from_few_pairs() {
         let all_wins = Pentanomial { counts: [0, 0, 0, 0, 5] };
         assert_eq!(all_wins.score(), 1.0);
         assert_eq!(all_wins.elo().elo, f64::INFINITY);
-        assert_eq!(all_wins.los(), 1.0);
+        // Ten wins: floored variance 1/7, se = 0.169, lower end 0.669.
+        let e = all_wins.elo();
+        assert!(e.lower.is_finite() && (100.0..140.0).contains(&e.lower), "{e:?}");
+        assert!(all_wins.los() > 0.998 && all_wins.los() < 1.0, "{}", all_wins.los());
+        // One pair (two games) says nothing: the interval is everything.
+        let one_pair = Pentanomial { counts: [0, 0, 0, 0, 1] };
+        assert_eq!(one_pair.score_interval(), (0.0, 1.0));
+        assert_eq!(one_pair.elo().lower, f64::NEG_INFINITY);
+        assert!(one_pair.los() < 0.9, "{}", one_pair.los());
         let even = Pentanomial { counts: [0, 0, 4, 0, 0] };
         assert_eq!(even.elo().elo, 0.0);
-        assert_eq!(even.los(), 0.5);
+        close(even.los(), 0.5, 1e-6);
+        let e = even.elo();
+        assert!(e.lower < -100.0 && e.upper > 100.0, "4 drawn pairs: {e:?}");
     }
 
     #[test]

@@ -431,7 +431,8 @@ struct Conversation<'a, R: BufRead, W: Write> {
 
 impl<R: BufRead, W: Write> Conversation<'_, R, W> {
     fn read(&mut self) -> Result<Line, UccError> {
-        let line = stratego_engine::files::read_line_from(&mut self.input).map_err(|e| UccError::Read(e.to_string()))?;
+        let line =
+            stratego_engine::files::read_line_from(&mut self.input).map_err(|e| UccError::Read(e.to_string()))?;
         if line.is_empty() {
             return Ok(Line::Closed);
         }
@@ -513,7 +514,21 @@ pub fn play(
     let mut progress = restriction.map(ProgressTracker::new);
     loop {
         let happened = read_or_end!(conv);
-        if happened != "START" {
+        // What the referee may say before our turn is fixed by the game:
+        // `START` before Red's first move and only then, else the
+        // opponent's move. Anything else is a referee out of step with the
+        // game, an error, never a resignation (the bot once recorded a
+        // move of its own pieces as the opponent's and then had no turn).
+        let (ply, to_move) = (tracker.state().ply(), tracker.state().to_move());
+        if happened == "START" {
+            if me != Color::Red || ply != 0 {
+                return Err(protocol(&happened, "`START` comes only before Red's first move"));
+            }
+        } else if me == Color::Red && ply == 0 {
+            return Err(protocol(&happened, "expected `START`: Red moves first"));
+        } else if to_move != me.opponent() {
+            return Err(protocol(&happened, format!("it is our turn ({me}), not the opponent's")));
+        } else {
             let (mv, outcome) = parse_move_line(&happened)?;
             tracker.apply(mv, outcome, &happened)?;
             if let Some(p) = &mut progress {
@@ -529,7 +544,7 @@ pub fn play(
             }
         }
         let state = tracker.state();
-        if state.is_terminal() || state.to_move() != me {
+        if state.is_terminal() {
             conv.send("SURRENDER")?;
             conv.note("surrender (no legal move)")?;
             let _ = read_or_end!(conv);

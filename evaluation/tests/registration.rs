@@ -19,7 +19,7 @@ fn registration_text(seed: u64) -> String {
          title = \"greedy vs random (test)\"\n\
          a = \"greedy\"\n\
          b = \"random\"\n\
-         games = 8\n\
+         games = 20\n\
          seed = {seed}\n\
          rules = \"{BARRAGE}\"\n\
          \n\
@@ -56,7 +56,7 @@ fn running_appends_results_and_never_rewrites_earlier_bytes() {
     let outcome =
         |r: &stratego_evaluation::registration::LoggedResult| (r.a_wins, r.draws, r.a_losses, r.decision.clone());
     assert_eq!(outcome(&parsed.results[0]), outcome(&parsed.results[1]));
-    assert_eq!(parsed.results[0].games_played, 8);
+    assert_eq!(parsed.results[0].games_played, 20);
     assert!(parsed.results[0].rule.contains("lower end of the 95% interval"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -81,7 +81,7 @@ fn malformed_registrations_are_clear_errors() {
     let file = dir.join("bad.toml");
     let cases = [
         (registration_text(1).replace("a = \"greedy\"", "a = \"alphazero\""), "unknown player `alphazero`"),
-        (registration_text(1).replace("games = 8", "games = 8\nplayers = 3"), "unknown field `players`"),
+        (registration_text(1).replace("games = 20", "games = 20\nplayers = 3"), "unknown field `players`"),
         (registration_text(1).replace("elo-interval", "coin-flip"), "coin-flip"),
         (registration_text(1).replace("seed = 1\n", ""), "missing field `seed`"),
         (
@@ -91,6 +91,12 @@ fn malformed_registrations_are_clear_errors() {
             ),
             "elo0 < elo1",
         ),
+        // A sample that decides nothing, and a margin that decides backwards.
+        (registration_text(1).replace("games = 20", "games = 2"), "games must be an even number in [20, "),
+        (registration_text(1).replace("games = 20", "games = 21"), "games must be an even number"),
+        (registration_text(1).replace("games = 20", "games = 4294967294"), "games must be an even number"),
+        (registration_text(1).replace("margin = 0.0", "margin = -1000.0"), "margin must be in [0, 1000] Elo"),
+        (registration_text(1).replace("margin = 0.0", "margin = 1e9"), "margin must be in [0, 1000] Elo"),
     ];
     for (text, needle) in cases {
         std::fs::write(&file, text).unwrap();
@@ -106,7 +112,7 @@ fn malformed_registrations_are_clear_errors() {
 fn an_sprt_registration_stops_early_and_logs_its_llr() {
     let dir = scratch("sprt");
     let file = dir.join("sprt.toml");
-    let text = registration_text(2).replace("games = 8", "games = 400").replace(
+    let text = registration_text(2).replace("games = 20", "games = 400").replace(
         "rule = \"elo-interval\"\nmargin = 0.0\n",
         "rule = \"sprt\"\nelo0 = 0.0\nelo1 = 150.0\nalpha = 0.05\nbeta = 0.05\n",
     );

@@ -170,3 +170,35 @@ fn malformed_referee_lines_are_errors_not_panics() {
     .unwrap_err();
     assert!(err.to_string().contains("no piece on"), "{err}");
 }
+
+/// A referee line out of step with the game (a move of our own pieces where
+/// the opponent's or `START` belongs, `START` for Blue or in mid-game) is a
+/// protocol error, never a resignation.
+#[test]
+fn a_referee_out_of_step_is_an_error_not_a_resignation() {
+    let blue_rows = "..........\n".repeat(10);
+    for (script, needle) in [
+        // Red's front row is row 3: `0 3 DOWN` moves one of our own pieces.
+        ("RED ./x 10 10\n0 3 DOWN OK\n".to_string(), "expected `START`: Red moves first"),
+        ("BLUE ./x 10 10\nSTART\n".to_string(), "`START` comes only before Red's first move"),
+        // Red's move and the board, our move, and `START` where its echo belongs.
+        (format!("BLUE ./x 10 10\n0 3 DOWN OK\n{blue_rows}START\n"), "unexpected line from the referee: `START`"),
+    ] {
+        let mut player = stratego_baselines::factory_of("random").unwrap().make();
+        let mut sent = Vec::new();
+        let result = ucc::play(
+            script.as_bytes(),
+            &mut sent,
+            &mut Vec::new(),
+            player.as_mut(),
+            &mut AgentRng::seed_from_u64(1),
+            1,
+            Duration::from_secs(1),
+            None,
+        );
+        let sent = String::from_utf8(sent).unwrap();
+        assert!(!sent.contains("SURRENDER"), "{script:?}: the bot resigned: {sent}");
+        let err = result.unwrap_err();
+        assert!(matches!(err, ucc::UccError::Protocol { .. }) && err.to_string().contains(needle), "{err}");
+    }
+}
