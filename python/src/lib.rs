@@ -2,8 +2,9 @@
 //!
 //! The Python package (python/stratego_lab) registers Stratego and CoToan
 //! with OpenSpiel and wraps what is here: the engines' states (`stratego`,
-//! `cotoan`), the batched environment writing straight into numpy arrays
-//! (`vecenv`) and the lab's players (`bots`). Everything a Python caller can
+//! `cotoan`), Stratego's information state for OpenSpiel (`infostate`), the
+//! batched environment writing straight into numpy arrays (`vecenv`) and the
+//! lab's players (`bots`). Everything a Python caller can
 //! get wrong comes back as a `ValueError` carrying the engine's own message
 //! (`value_error`); nothing here panics on input.
 
@@ -16,6 +17,7 @@ use stratego_engine::canonical::CanonicalSettings;
 
 mod bots;
 mod cotoan;
+mod infostate;
 mod stratego;
 mod vecenv;
 

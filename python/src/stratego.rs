@@ -14,9 +14,9 @@ use stratego_engine::canonical::CanonicalSettings;
 use stratego_engine::{
     Color, Encoder, HistoryFeatures, Layout, Move, PieceSet, PieceType, Ruleset, Setup, Square, State, NUM_ACTIONS,
 };
-use stratego_players::view::{public_history, PublicPly};
 use stratego_players::{AgentRng, SetupPolicy};
 
+use crate::infostate::{self, Recall};
 use crate::{action_id, value_error};
 
 /// The stream the OpenSpiel game's deals are drawn from: deal `i` of a
@@ -32,6 +32,10 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(deal_setup, m)?)?;
     m.add_function(wrap_pyfunction!(layout_channels, m)?)?;
     m.add_function(wrap_pyfunction!(stratego_action_to_string, m)?)?;
+    m.add_function(wrap_pyfunction!(stratego_information_state_sections, m)?)?;
+    m.add_function(wrap_pyfunction!(dealing_information_state_string, m)?)?;
+    m.add_function(wrap_pyfunction!(write_dealing_information_state, m)?)?;
+    m.add("MAX_INFORMATION_STATE_PLIES", infostate::MAX_TENSOR_PLIES)?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
     m.add("END_REASONS", stratego_engine::state::EndReason::ALL.iter().map(|r| r.name()).collect::<Vec<_>>())?;
     m.add_class::<StrategoState>()?;
@@ -129,6 +133,52 @@ fn layout_channels(layout: &str) -> PyResult<usize> {
 
 pub(crate) fn parse_layout(name: &str) -> PyResult<Layout> {
     Layout::from_name(name).map_err(value_error)
+}
+
+/// The sections of the information-state tensor under `rules`, in order:
+/// `(name, shape)` pairs (python/src/infostate.rs). A ply cap above
+/// `MAX_INFORMATION_STATE_PLIES` is a `ValueError`.
+#[pyfunction]
+fn stratego_information_state_sections(rules: &str) -> PyResult<Vec<(&'static str, Vec<usize>)>> {
+    let max_plies = parse_rules(rules)?.max_plies;
+    infostate::check_cap(max_plies)?;
+    Ok(infostate::sections(max_plies))
+}
+
+/// The recall of `player` before play: no setup dealt (`red_setup` None)
+/// or Red's setup dealt (its text) and Blue's not yet.
+fn dealing_recall(rules: &str, player: i64, red_setup: Option<&str>) -> PyResult<(Ruleset, Recall)> {
+    let rules = parse_rules(rules)?;
+    let me = parse_player(player)?;
+    let red = red_setup.map(|text| Setup::parse(text, rules.piece_set)).transpose().map_err(value_error)?;
+    Ok((rules, Recall::dealing(me, red.as_ref())))
+}
+
+/// `player`'s information-state string before both setups are dealt.
+#[pyfunction]
+#[pyo3(signature = (rules, player, red_setup = None))]
+fn dealing_information_state_string(rules: &str, player: i64, red_setup: Option<&str>) -> PyResult<String> {
+    Ok(dealing_recall(rules, player, red_setup)?.1.text())
+}
+
+/// Writes `player`'s information-state tensor before both setups are dealt
+/// into `out` (a contiguous float32 array of the tensor's length).
+#[pyfunction]
+#[pyo3(signature = (rules, player, red_setup, out))]
+fn write_dealing_information_state(
+    rules: &str,
+    player: i64,
+    red_setup: Option<&str>,
+    mut out: PyReadwriteArray1<'_, f32>,
+) -> PyResult<()> {
+    let (rules, recall) = dealing_recall(rules, player, red_setup)?;
+    write_recall(&recall, rules.max_plies, &mut out)
+}
+
+fn write_recall(recall: &Recall, max_plies: u32, out: &mut PyReadwriteArray1<'_, f32>) -> PyResult<()> {
+    infostate::check_cap(max_plies)?;
+    let out = out.as_slice_mut().map_err(|_| value_error("the information-state buffer is not contiguous"))?;
+    recall.write(max_plies, out).map_err(value_error)
 }
 
 pub(crate) fn parse_player(player: i64) -> PyResult<Color> {
@@ -304,20 +354,19 @@ impl StrategoState {
         Ok(view_text(&self.state, parse_player(player)?))
     }
 
-    /// Everything `player` has known since the start: its own setup and the
-    /// public record of every ply (moves, and the types battles revealed).
+    /// Everything `player` has known since the start: its own setup, the
+    /// public record of every ply (moves, and the types battles revealed)
+    /// and the outcome once the game is over.
     fn information_state_string(&self, player: i64) -> PyResult<String> {
-        let me = parse_player(player)?;
-        let mut text = format!("{me} setup:");
-        for (sq, piece) in self.state.root().board.pieces() {
-            if piece.color == me {
-                let _ = write!(text, " {}{sq}", piece.kind.letter());
-            }
-        }
-        for (ply, public) in public_history(&self.state).iter().enumerate() {
-            let _ = write!(text, "\n{}: {}", ply + 1, ply_text(public));
-        }
-        Ok(text)
+        Ok(Recall::of(&self.state, parse_player(player)?).text())
+    }
+
+    /// Writes `player`'s information-state tensor (the same information as
+    /// `information_state_string`, python/src/infostate.rs) into `out`, a
+    /// contiguous float32 array of its length, in place.
+    fn write_information_state(&self, player: i64, mut out: PyReadwriteArray1<'_, f32>) -> PyResult<()> {
+        let recall = Recall::of(&self.state, parse_player(player)?);
+        write_recall(&recall, self.state.rules().max_plies, &mut out)
     }
 
     fn __str__(&self) -> String {
@@ -326,15 +375,6 @@ impl StrategoState {
 
     fn __repr__(&self) -> String {
         format!("StrategoState(ply {}, {})", self.state.ply(), self.state.rules().id())
-    }
-}
-
-fn ply_text(ply: &PublicPly) -> String {
-    match ply.battle {
-        None => format!("{} {}", ply.player, ply.mv),
-        Some(b) => {
-            format!("{} {} {} attacks {}: {:?}", ply.player, ply.mv, b.attacker.letter(), b.defender.letter(), b.result)
-        }
     }
 }
 

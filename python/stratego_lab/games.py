@@ -14,12 +14,131 @@ probability `1/deals` each and a history replays exactly. The players do not
 choose setups in this game: the lab's 1,800 action ids are moves, and a setup
 policy is a setup source. A player's observation and information state show
 its own setup only, never the other's.
+
+**Observations and information states.** A Stratego observation is the lab's
+planes (`compact`, 58, by default; `full`, 488, through the observer
+parameter `layout`); they summarise the past in windows and counters, so they
+are observations. The information state is an exact perfect-recall encoding:
+the player's own setup, the public record of every ply and the outcome, as a
+string and as a fixed-size tensor written from one record
+(python/src/infostate.rs). CoToan is a game of perfect information: its
+information state is the start position and the action history, and it
+provides no information-state tensor.
+
+**Game strings.** OpenSpiel reads `stratego(pieces=classic,pieces=barrage)`
+as barrage and `stratego(=)` as the default game; `load_game` here (and
+`pyspiel.load_game`, which importing the package wraps) refuses both for the
+lab's games with a `GameStringError`.
 """
+
+import math
 
 import numpy as np
 import pyspiel
 
 from . import _core
+
+# --- Game strings -----------------------------------------------------------
+
+#: The games this package registers.
+GAME_NAMES = ("stratego", "cotoan")
+
+
+class GameStringError(ValueError, pyspiel.SpielError):
+    """A game string for one of the lab's games that OpenSpiel would read
+    with a parameter silently lost. Both a ValueError (bad input to the lab)
+    and a pyspiel.SpielError (what OpenSpiel raises for a bad game string)."""
+
+
+def _parameter_entries(text):
+    """The entries of a game string's parameter list, split as OpenSpiel
+    splits them (at commas outside nested parentheses), or None where the
+    string has no single well-formed list (OpenSpiel reports those)."""
+    first = text.find("(")
+    if first < 0 or not text.endswith(")"):
+        return None
+    body = text[first + 1 : -1]
+    entries, depth, start = [], 0, 0
+    for i, char in enumerate(body):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == "," and depth == 0:
+            entries.append(body[start:i])
+            start = i + 1
+    if depth != 0:
+        return None
+    entries.append(body[start:])
+    return [] if entries == [""] else entries
+
+
+def _name_and_value(entry):
+    """An entry's name and value, split at its last `=` outside nested
+    parentheses, as OpenSpiel splits it; the name is None without one."""
+    depth, equals = 0, -1
+    for i, char in enumerate(entry):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "=" and depth == 0:
+            equals = i
+    return (None, entry) if equals < 0 else (entry[:equals], entry[equals + 1 :])
+
+
+def check_game_string(text):
+    """Refuses a game string that names stratego or cotoan, at any depth of
+    nesting, with a parameter given twice (OpenSpiel would keep the last
+    value) or an entry without a name (`stratego(=)`,
+    `stratego(pieces=barrage,)`: OpenSpiel would drop it and load the rest).
+    `stratego()` is the default game, as in OpenSpiel. Other games' lists
+    are not checked, and a malformed string is left to OpenSpiel's error."""
+    entries = _parameter_entries(text)
+    if entries is None:
+        return
+    name = text[: text.find("(")]
+    seen = set()
+    for entry in entries:
+        key, value = _name_and_value(entry)
+        if name in GAME_NAMES:
+            if not key:
+                raise GameStringError(
+                    f"game string {text!r}: the entry {entry!r} has no parameter name (each entry is name=value)"
+                )
+            if key in seen:
+                raise GameStringError(f"game string {text!r}: parameter {key!r} is given twice")
+            seen.add(key)
+        check_game_string(value)
+
+
+# A second import of this module (a reload) finds the wrapper installed.
+_OPENSPIEL_LOAD_GAME = getattr(pyspiel.load_game, "__wrapped__", pyspiel.load_game)
+
+
+def load_game(*args, **kwargs):
+    """`pyspiel.load_game`, refusing game strings of the lab's games that
+    give a parameter twice or an entry without a name (`check_game_string`)
+    with a `GameStringError`. Importing stratego_lab installs it as
+    `pyspiel.load_game`: OpenSpiel hands a registered game only the parsed
+    parameters, in which such a string can no longer be told apart."""
+    if args and isinstance(args[0], str):
+        check_game_string(args[0])
+    return _OPENSPIEL_LOAD_GAME(*args, **kwargs)
+
+
+load_game.__wrapped__ = _OPENSPIEL_LOAD_GAME
+
+
+def _not_provided(game, why):
+    """OpenSpiel's kind of error for a tensor the game type does not declare."""
+    return pyspiel.SpielError(
+        f"{game} provides no information_state_tensor ({why}); its game type says "
+        "provides_information_state_tensor=False"
+    )
+
 
 # --- Stratego ---------------------------------------------------------------
 
@@ -57,14 +176,26 @@ def _game_type(short_name, long_name, chance_mode, information, information_stat
     )
 
 
-STRATEGO_TYPE = _game_type(
-    "stratego",
-    "Stratego (stratego-lab engine)",
-    pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    True,
-    _STRATEGO_PARAMETERS,
-)
+def _stratego_type(information_state_tensor):
+    return _game_type(
+        "stratego",
+        "Stratego (stratego-lab engine)",
+        pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        information_state_tensor,
+        _STRATEGO_PARAMETERS,
+    )
+
+
+#: The registered type. A game whose `max-plies` is above
+#: MAX_INFORMATION_STATE_PLIES reports `STRATEGO_TYPE_WITHOUT_TENSOR` instead:
+#: its information-state tensor would hold 24 values a ply.
+STRATEGO_TYPE = _stratego_type(True)
+STRATEGO_TYPE_WITHOUT_TENSOR = _stratego_type(False)
+MAX_INFORMATION_STATE_PLIES = _core.MAX_INFORMATION_STATE_PLIES
+
+#: Chance nodes in every Stratego history: Red's setup deal, then Blue's.
+STRATEGO_CHANCE_NODES = 2
 
 
 def _split_stratego_parameters(params):
@@ -97,6 +228,7 @@ class StrategoGame(pyspiel.Game):
         self.setups = source
         self.deals = deals
         max_plies = int(values["max-plies"])
+        self.max_plies = max_plies
         info = pyspiel.GameInfo(
             num_distinct_actions=_core.NUM_ACTIONS,
             max_chance_outcomes=deals,
@@ -109,13 +241,21 @@ class StrategoGame(pyspiel.Game):
         full = dict(_STRATEGO_PARAMETERS)
         full.update({key: _typed(value) for key, value in rules.items()})
         full.update({"setups": source, "deals": deals})
-        super().__init__(STRATEGO_TYPE, info, full)
+        self.provides_information_state_tensor = max_plies <= MAX_INFORMATION_STATE_PLIES
+        game_type = STRATEGO_TYPE if self.provides_information_state_tensor else STRATEGO_TYPE_WITHOUT_TENSOR
+        super().__init__(game_type, info, full)
 
     def new_initial_state(self):
         return StrategoState(self)
 
+    def max_chance_nodes_in_history(self):
+        """2: the two setup deals (OpenSpiel's default for a game with
+        chance would be `max_game_length`); `max_history_length()` is
+        `max-plies + 2`."""
+        return STRATEGO_CHANCE_NODES
+
     def make_py_observer(self, iig_obs_type=None, params=None):
-        return StrategoObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        return StrategoObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
 class StrategoState(pyspiel.State):
@@ -131,6 +271,10 @@ class StrategoState(pyspiel.State):
         self._deals = game.deals
         self._dealt = []
         self._core = None
+
+    def _red_setup(self):
+        """Red's setup text once it is dealt, before the engine state exists."""
+        return _core.deal_setup(self._pieces, self._source, self._dealt[0]) if self._dealt else None
 
     def current_player(self):
         if self._core is None:
@@ -191,32 +335,75 @@ class StrategoState(pyspiel.State):
 
 
 class StrategoObserver:
-    """OpenSpiel's observer: the compact 58 planes, or the full 488 history
-    planes for the information state (perfect recall), in the player's frame."""
+    """OpenSpiel's observer of Stratego, in the observing player's frame.
 
-    def __init__(self, iig_obs_type, params):
-        if params:
-            raise ValueError(f"the stratego observer takes no parameters, got {params}")
+    - Observations (`perfect_recall=False`): the lab's planes, `layout`
+      `compact` (58 planes, the default: `observation_tensor`) or `full` (488:
+      the compact planes and windowed history planes), chosen by the observer
+      parameter `layout`; the string is the board as the player sees it.
+    - Information states (`perfect_recall=True`): the exact perfect-recall
+      encoding of python/src/infostate.rs, as a tensor of named sections
+      (`player`, `dealt`, `outcome`, `setup`, `plies`) and as a string that
+      holds the same information. It takes no parameters.
+    """
+
+    def __init__(self, game, iig_obs_type, params):
+        params = dict(params or {})
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
             raise ValueError("stratego observes one player's view: public information and that player's private one")
         self.perfect_recall = iig_obs_type.perfect_recall
-        self.layout = "full" if self.perfect_recall else "compact"
-        channels = _core.layout_channels(self.layout)
-        self.tensor = np.zeros(channels * 100, np.float32)
-        self.dict = {"planes": self.tensor.reshape(channels, 10, 10)}
+        self._rules = game.rules
+        self._max_plies = game.max_plies
+        self.dict = {}
+        if self.perfect_recall:
+            if params:
+                raise ValueError(
+                    f"the stratego information-state observer takes no parameters (it has one encoding), got {params}"
+                )
+            self.layout = None
+            if not game.provides_information_state_tensor:
+                self.tensor = None
+                return
+            sections = _core.stratego_information_state_sections(self._rules)
+            self.tensor = np.zeros(sum(math.prod(shape) for _, shape in sections), np.float32)
+            offset = 0
+            for name, shape in sections:
+                size = math.prod(shape)
+                self.dict[name] = self.tensor[offset : offset + size].reshape(shape)
+                offset += size
+        else:
+            self.layout = str(params.pop("layout", "compact"))
+            if params:
+                raise ValueError(f"the stratego observer's only parameter is layout (compact or full), got {params}")
+            channels = _core.layout_channels(self.layout)
+            self.tensor = np.zeros(channels * 100, np.float32)
+            self.dict["planes"] = self.tensor.reshape(channels, 10, 10)
 
     def set_from(self, state, player):
-        if state._core is None:
+        if self.perfect_recall:
+            if self.tensor is None:
+                raise _not_provided(
+                    "stratego",
+                    f"max-plies={self._max_plies} is above {MAX_INFORMATION_STATE_PLIES}, "
+                    "the longest game whose tensor is provided",
+                )
+            if state._core is None:
+                _core.write_dealing_information_state(self._rules, player, state._red_setup(), self.tensor)
+            else:
+                state._core.write_information_state(player, self.tensor)
+        elif state._core is None:
             # Nobody acts before both setups are dealt.
             self.tensor.fill(0.0)
         else:
             state._core.write_observation(player, self.layout, self.tensor)
 
     def string_from(self, state, player):
+        if self.perfect_recall:
+            if state._core is None:
+                return _core.dealing_information_state_string(self._rules, player, state._red_setup())
+            return state._core.information_state_string(player)
         if state._core is None:
             return f"player {player}: setups being dealt"
-        if self.perfect_recall:
-            return state._core.information_state_string(player)
         return state._core.observation_string(player)
 
 
@@ -229,7 +416,9 @@ COTOAN_TYPE = _game_type(
     "CoToan (stratego-lab engine)",
     pyspiel.GameType.ChanceMode.DETERMINISTIC,
     pyspiel.GameType.Information.PERFECT_INFORMATION,
-    False,  # perfect information: the information state is the history string
+    # Perfect information: the information state is the start and the
+    # action history, a string; the observation tensor is the whole position.
+    False,
     _COTOAN_PARAMETERS,
 )
 
@@ -260,13 +449,22 @@ class CoToanGame(pyspiel.Game):
     def new_initial_state(self):
         return CoToanState(self)
 
+    def max_chance_nodes_in_history(self):
+        """0: CoToan has no chance."""
+        return 0
+
     def state_from_snapshot(self, snapshot):
         """A state at an engine snapshot of this task (`<settings> <board>
         <side> <ply>`, as `stratego cotoan dump` and the fixtures write them),
-        with an empty OpenSpiel history. Another task's snapshot is a
-        ValueError naming both task ids."""
+        with an empty OpenSpiel history. Its information state starts from
+        the snapshot's position (unless that is the task's start), so states
+        from different positions never share one. Another task's snapshot is
+        a ValueError naming both task ids."""
         state = CoToanState(self)
         state._core = _core.CoToanState.deserialize(snapshot, self.settings)
+        start = state._core.serialize()
+        if start != _core.CoToanState(self.settings).serialize():
+            state._start = start
         return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
@@ -279,6 +477,9 @@ class CoToanState(pyspiel.State):
     def __init__(self, game):
         super().__init__(game)
         self._core = _core.CoToanState(game.settings)
+        # The snapshot a state from `state_from_snapshot` started at; None
+        # for the task's start.
+        self._start = None
 
     def current_player(self):
         player = self._core.current_player()
@@ -315,23 +516,36 @@ class CoToanState(pyspiel.State):
 
 class CoToanObserver:
     """The contract's observation vector; both players observe the whole
-    board. Under perfect recall the string is the action history as well."""
+    board. The information state (perfect recall) is a string only: the
+    settings, the start (the snapshot a state from `state_from_snapshot`
+    began at) and the action history; CoToan declares no information-state
+    tensor, and asking for one is a pyspiel.SpielError."""
 
     def __init__(self, iig_obs_type, params):
         if params:
             raise ValueError(f"the cotoan observer takes no parameters, got {params}")
         self.perfect_recall = iig_obs_type.perfect_recall
-        self.tensor = np.zeros(_core.COTOAN_OBSERVATION_LEN, np.float32)
-        self.dict = {"observation": self.tensor}
+        if self.perfect_recall:
+            self.tensor = None
+            self.dict = {}
+        else:
+            self.tensor = np.zeros(_core.COTOAN_OBSERVATION_LEN, np.float32)
+            self.dict = {"observation": self.tensor}
 
     def set_from(self, state, player):
+        if self.tensor is None:
+            raise _not_provided(
+                "cotoan", "a game of perfect information: observation_tensor is the whole position"
+            )
         state._core.write_observation(self.tensor)
 
     def string_from(self, state, player):
         if self.perfect_recall:
-            return f"{state._core.settings()} {state.history()}"
+            start = state._core.settings() if state._start is None else state._start
+            return f"{start} {state.history()}"
         return state._core.serialize()
 
 
 pyspiel.register_game(STRATEGO_TYPE, StrategoGame)
 pyspiel.register_game(COTOAN_TYPE, CoToanGame)
+pyspiel.load_game = load_game

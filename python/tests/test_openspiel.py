@@ -7,6 +7,7 @@ import unittest
 
 import numpy as np
 import pyspiel
+from open_spiel.python.observation import make_observation
 
 import stratego_lab
 from stratego_lab import _core
@@ -198,22 +199,32 @@ class Observations(unittest.TestCase):
     def test_shapes_are_the_layouts(self):
         game = pyspiel.load_game("stratego")
         self.assertEqual(game.observation_tensor_shape(), [58, 10, 10])
-        self.assertEqual(game.information_state_tensor_shape(), [488, 10, 10])
+        # The perfect-recall encoding: 12 header values, 12 setup planes and
+        # 24 values for each of the 4,000 plies (test_conventions.py).
+        self.assertEqual(game.information_state_tensor_shape(), [12 + 1200 + 24 * 4000])
         state = dealt(game)
         self.assertEqual(len(state.observation_tensor(0)), 5800)
-        self.assertEqual(len(state.information_state_tensor(1)), 48800)
+        self.assertEqual(len(state.information_state_tensor(1)), 97212)
         cotoan = pyspiel.load_game("cotoan")
         self.assertEqual(cotoan.observation_tensor_shape(), [_core.COTOAN_OBSERVATION_LEN])
 
     def test_tensors_are_the_engines_planes(self):
+        """observation_tensor is the compact layout; the observer parameter
+        `layout=full` gives the 488 full planes."""
         game = pyspiel.load_game("stratego")
         state = play_randomly(game.new_initial_state(), random.Random(9), 80)
         engine = state.engine_state
+        full = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False), {"layout": "full"})
+        compact = make_observation(game, pyspiel.IIGObservationType(perfect_recall=False), {"layout": "compact"})
         for p in range(2):
-            compact = np.asarray(state.observation_tensor(p)).reshape(58, 10, 10)
-            np.testing.assert_array_equal(compact, engine.observation(p, "compact"))
-            full = np.asarray(state.information_state_tensor(p)).reshape(488, 10, 10)
-            np.testing.assert_array_equal(full, engine.observation(p, "full"))
+            np.testing.assert_array_equal(
+                np.asarray(state.observation_tensor(p)).reshape(58, 10, 10), engine.observation(p, "compact")
+            )
+            compact.set_from(state, p)
+            np.testing.assert_array_equal(compact.dict["planes"], engine.observation(p, "compact"))
+            full.set_from(state, p)
+            np.testing.assert_array_equal(full.dict["planes"], engine.observation(p, "full"))
+            self.assertEqual(full.string_from(state, p), state.observation_string(p))
         cotoan = play_randomly(pyspiel.load_game("cotoan").new_initial_state(), random.Random(1), 10)
         np.testing.assert_array_equal(cotoan.observation_tensor(0), cotoan.engine_state.observation())
         self.assertEqual(cotoan.observation_tensor(0), cotoan.observation_tensor(1))
