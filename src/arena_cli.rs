@@ -17,7 +17,7 @@ use stratego_evaluation::arena::{
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
-use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
+use stratego_evaluation::report::{check_output_dir, write_match, write_output_dir, MatchSummary};
 use stratego_evaluation::stats::Sprt;
 use stratego_players::player::rules_note;
 use stratego_players::PlayerFactory;
@@ -135,14 +135,8 @@ impl MatchArgs {
     /// nothing already there.
     fn output_dir(&self, default_name: &str) -> Result<PathBuf, CliError> {
         let dir = self.out.clone().unwrap_or_else(|| Path::new("runs").join(default_name));
-        if dir.exists() && !self.overwrite {
-            return Err(OutputError::Exists(dir).into());
-        }
+        check_output_dir(&dir, self.overwrite)?;
         Ok(dir)
-    }
-
-    fn make_output_dir(&self, dir: &Path) -> Result<(), CliError> {
-        Ok(create_output_dir(dir, self.overwrite)?)
     }
 }
 
@@ -253,8 +247,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
             return Err(e);
         }
     };
-    settings.make_output_dir(&dir)?;
-    let results = write_match(&dir, &result, &summary)?;
+    let results = write_output_dir(&dir, settings.overwrite, |dir| write_match(dir, &result, &summary))?;
     writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
         .map_err(output)?;
     write!(out, "{}", summary.to_text()).map_err(output)?;
@@ -322,8 +315,7 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
     let result = settings.with_threads(|| play_ladder(&players, &config, &|_, g| progress.game("pairing A", g)))??;
     progress.bar.finish_and_clear();
     let title = format!("Ladder: {} games per pairing, seed {}", config.games, config.seed);
-    settings.make_output_dir(&dir)?;
-    let (json, png) = write_ladder(&dir, &result, &title)?;
+    let (json, png) = write_output_dir(&dir, settings.overwrite, |dir| write_ladder(dir, &result, &title))?;
     write!(out, "{}", result.to_text()).map_err(output)?;
     writeln!(out, "ratings: {}\nchart: {}\nmatches: {}/pairing-*/", json.display(), png.display(), dir.display())
         .map_err(output)?;

@@ -2,7 +2,7 @@
 //! the checkpoint (docs/TRAINING.md, "A warm start by imitation").
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use stratego_learner::distill::{distill_to, epoch_line};
@@ -34,9 +34,10 @@ pub struct DistillArgs {
 }
 
 pub fn distill_command(out: &mut impl Write, args: DistillArgs) -> Result<(), CliError> {
-    if args.out.exists() {
+    if args.out.symlink_metadata().is_ok() {
         return Err(format!("{} already exists; not overwriting it", args.out.display()).into());
     }
+    check_writable_dir(&args.out)?;
     let mut config = TrainConfig::load(&args.config)?;
     let p = &mut config.pretrain;
     p.teacher = args.teacher.unwrap_or(std::mem::take(&mut p.teacher));
@@ -77,4 +78,22 @@ pub fn distill_command(out: &mut impl Write, args: DistillArgs) -> Result<(), Cl
     })?;
     written.map_err(output)?;
     writeln!(out, "wrote {} in {:.0} s", args.out.display(), report.seconds).map_err(output)
+}
+
+/// The directory `out` goes into must exist and take a new file: checked
+/// before the teacher's games, which take minutes, not after them.
+fn check_writable_dir(out: &Path) -> Result<(), CliError> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(format!("cannot write {}: {} is not a directory", out.display(), dir.display()).into());
+    }
+    // A probe file beside the checkpoint, created and removed at once.
+    let probe = out.with_extension("probe");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }

@@ -48,5 +48,16 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
         "`pretrain.games`",
     );
     assert!(!std::path::Path::new(other).exists());
+    // An output that cannot be written fails before the teacher's games,
+    // not after them.
+    for (missing, needle) in [
+        (dir.join("no-such-dir/x.safetensors"), "is not a directory"),
+        (std::path::PathBuf::from("/proc/x.safetensors"), "cannot write /proc/x.safetensors"),
+    ] {
+        let started = std::time::Instant::now();
+        let args = ["distill", "--config", config, "--out", missing.to_str().unwrap(), "--games", "200"];
+        assert_one_line_error(&stratego(&args), needle);
+        assert!(started.elapsed().as_secs_f64() < 5.0, "{:?}", started.elapsed());
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -68,14 +68,60 @@ pub fn read_data(path: &Path) -> io::Result<Vec<u8>> {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
     }
     if meta.len() > DATA_LIMIT {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("longer than {} MiB, the limit", DATA_LIMIT >> 20)));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("longer than {} MiB, the limit", DATA_LIMIT >> 20),
+        ));
     }
     read_bounded(file, DATA_LIMIT)
+}
+
+/// Puts the `__metadata__` entries of a safetensors file's header in key
+/// order, in place. The safetensors crate (and burn's store through it)
+/// writes them in the order of a `HashMap`, which differs from run to run,
+/// so two identical runs wrote files that differed byte for byte. The
+/// reordered header has the same length (the same keys and values, printed
+/// the same way), so the data offsets stand; bytes that are not such a
+/// header, or whose header would change length, are left alone.
+pub fn sort_safetensors_metadata(bytes: &mut [u8]) {
+    let Some(len) = bytes.get(..8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize) else {
+        return;
+    };
+    let Some(header) = bytes.get(8..8usize.saturating_add(len)) else { return };
+    let Ok(text) = std::str::from_utf8(header) else { return };
+    // safetensors pads the header with spaces to a multiple of 8 bytes.
+    let json = text.trim_end_matches(' ');
+    // serde_json's maps are ordered by key (no `preserve_order` here).
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(json) else { return };
+    let Ok(sorted) = serde_json::to_string(&value) else { return };
+    if sorted.len() == json.len() {
+        bytes[8..8 + sorted.len()].copy_from_slice(sorted.as_bytes());
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn safetensors_metadata_comes_out_in_key_order() {
+        let header =
+            r#"{"__metadata__":{"step":"3","format":"x"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#;
+        let padded = format!("{header}{}", " ".repeat((8 - header.len() % 8) % 8));
+        let mut bytes = (padded.len() as u64).to_le_bytes().to_vec();
+        bytes.extend(padded.as_bytes());
+        bytes.extend([0u8, 0, 128, 63]);
+        let before = bytes.clone();
+        sort_safetensors_metadata(&mut bytes);
+        assert_eq!(bytes.len(), before.len());
+        let text = std::str::from_utf8(&bytes[8..8 + padded.len()]).unwrap();
+        assert!(text.starts_with(r#"{"__metadata__":{"format":"x","step":"3"},"a":"#), "{text}");
+        assert_eq!(bytes[bytes.len() - 4..], before[before.len() - 4..], "the data is untouched");
+        // Not a safetensors file: left alone.
+        let mut junk = b"hello".to_vec();
+        sort_safetensors_metadata(&mut junk);
+        assert_eq!(junk, b"hello");
+    }
 
     #[test]
     fn reads_stop_at_their_limits() {

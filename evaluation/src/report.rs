@@ -184,6 +184,8 @@ struct ResultsFile<'a> {
 pub enum OutputError {
     #[error("{0} already exists; not writing into it (choose another --out or pass --overwrite)")]
     Exists(PathBuf),
+    #[error("{0} is not the output of an earlier match or ladder (it holds `{1}`); --overwrite replaces only those")]
+    NotOurs(PathBuf, String),
     #[error("cannot write {path}: {why}")]
     Io { path: PathBuf, why: String },
 }
@@ -193,15 +195,96 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> OutputError + '_ {
 }
 
 /// Creates `dir` (and its parents); an existing one is an error unless
-/// `replace`, which removes it first.
+/// `replace`, which removes it first, and only when it holds nothing but
+/// what a match or a ladder writes (`--out ~ --overwrite` must not delete a
+/// home directory).
 pub fn create_output_dir(dir: &Path, replace: bool) -> Result<(), OutputError> {
-    if dir.exists() {
-        if !replace {
-            return Err(OutputError::Exists(dir.to_path_buf()));
-        }
+    check_output_dir(dir, replace)?;
+    if dir.symlink_metadata().is_ok() {
         std::fs::remove_dir_all(dir).map_err(io(dir))?;
     }
     std::fs::create_dir_all(dir).map_err(io(dir))
+}
+
+/// Whether `create_output_dir(dir, replace)` may go ahead: checked before a
+/// match too, so that a refusal costs no games.
+pub fn check_output_dir(dir: &Path, replace: bool) -> Result<(), OutputError> {
+    if dir.symlink_metadata().is_err() {
+        return Ok(());
+    }
+    if !replace {
+        return Err(OutputError::Exists(dir.to_path_buf()));
+    }
+    match foreign_entry(dir) {
+        Some(stranger) => Err(OutputError::NotOurs(dir.to_path_buf(), stranger)),
+        None => Ok(()),
+    }
+}
+
+/// Writes an output directory whole or not at all: `dir` is created (as
+/// `create_output_dir` does) and filled by `write`; if that fails (a full
+/// disk), the directory is removed again, so that the rerun is not refused
+/// by what the failure left.
+pub fn write_output_dir<T, E: From<OutputError>>(
+    dir: &Path,
+    replace: bool,
+    write: impl FnOnce(&Path) -> Result<T, E>,
+) -> Result<T, E> {
+    create_output_dir(dir, replace)?;
+    let written = write(dir);
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    written
+}
+
+/// The first entry of `dir` (as a path relative to it) that a match or
+/// ladder output does not hold, if any: only `results.json`, `games/` of
+/// `NNNNN.txt` records, `ladder.json`, `ladder.png` and `pairing-*/` match
+/// outputs. Not a directory at all counts as foreign.
+fn foreign_entry(dir: &Path) -> Option<String> {
+    fn check(dir: &Path, prefix: &str, top: bool) -> Result<(), String> {
+        let meta = dir.symlink_metadata().map_err(|_| prefix.to_string())?;
+        if !meta.is_dir() {
+            return Err(if prefix.is_empty() { dir.display().to_string() } else { prefix.to_string() });
+        }
+        let entries = std::fs::read_dir(dir).map_err(|_| prefix.to_string())?;
+        for entry in entries {
+            let entry = entry.map_err(|_| prefix.to_string())?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = format!("{prefix}{name}");
+            let kind = entry.file_type().map_err(|_| path.clone())?;
+            let ours = match name.as_str() {
+                "results.json" => kind.is_file(),
+                "ladder.json" | "ladder.png" => top && kind.is_file(),
+                "games" if kind.is_dir() => {
+                    let records = std::fs::read_dir(entry.path()).map_err(|_| path.clone())?;
+                    for record in records {
+                        let record = record.map_err(|_| path.clone())?;
+                        let file = record.file_name().to_string_lossy().into_owned();
+                        let is_record = file.len() == 9
+                            && file.ends_with(".txt")
+                            && file[..5].bytes().all(|b| b.is_ascii_digit())
+                            && record.file_type().is_ok_and(|t| t.is_file());
+                        if !is_record {
+                            return Err(format!("{path}/{file}"));
+                        }
+                    }
+                    true
+                }
+                _ if top && name.starts_with("pairing-") && kind.is_dir() => {
+                    check(&entry.path(), &format!("{path}/"), false)?;
+                    true
+                }
+                _ => false,
+            };
+            if !ours {
+                return Err(path);
+            }
+        }
+        Ok(())
+    }
+    check(dir, "", true).err()
 }
 
 /// The path of game `index`'s record inside an output directory.
@@ -246,4 +329,50 @@ pub fn write_match(dir: &Path, result: &MatchResult, summary: &MatchSummary) -> 
     let text = serde_json::to_string_pretty(&file).expect("results serialise");
     std::fs::write(&path, text + "\n").map_err(io(&path))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stratego-report-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    /// A write that fails half way (a full disk) leaves no directory that
+    /// would refuse the rerun.
+    #[test]
+    fn a_failed_write_leaves_no_output_behind() {
+        let dir = scratch("failed");
+        let failed: Result<(), OutputError> = write_output_dir(&dir, false, |d| {
+            std::fs::create_dir_all(d.join("games")).unwrap();
+            std::fs::write(d.join("games/00000.txt"), "half").unwrap();
+            Err(OutputError::Io { path: d.join("results.json"), why: "No space left on device".into() })
+        });
+        assert!(failed.is_err());
+        assert!(!dir.exists(), "the half-written output was removed");
+        write_output_dir(&dir, false, |d| std::fs::write(d.join("results.json"), "{}").map_err(io(d))).unwrap();
+        assert!(dir.join("results.json").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_match_and_ladder_outputs_count_as_ours() {
+        let dir = scratch("ours");
+        std::fs::create_dir_all(dir.join("pairing-0-1/games")).unwrap();
+        std::fs::write(dir.join("pairing-0-1/games/00001.txt"), "").unwrap();
+        std::fs::write(dir.join("ladder.json"), "").unwrap();
+        assert_eq!(foreign_entry(&dir), None);
+        std::fs::write(dir.join("pairing-0-1/ladder.json"), "").unwrap();
+        assert_eq!(foreign_entry(&dir), Some("pairing-0-1/ladder.json".into()));
+        std::fs::remove_file(dir.join("pairing-0-1/ladder.json")).unwrap();
+        std::fs::create_dir_all(dir.join("games/sub")).unwrap();
+        assert_eq!(foreign_entry(&dir), Some("games/sub".into()));
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::write(&dir, "a file").unwrap();
+        assert!(foreign_entry(&dir).is_some(), "a file is not an output directory");
+        std::fs::remove_file(&dir).unwrap();
+    }
 }

@@ -132,7 +132,10 @@ impl NTupleNet {
                 (name.clone(), view)
             })
             .collect();
-        safetensors::tensor::serialize(views, Some(meta)).expect("tables serialise")
+        let mut bytes = safetensors::tensor::serialize(views, Some(meta)).expect("tables serialise");
+        // Identical tables make identical files.
+        stratego_engine::files::sort_safetensors_metadata(&mut bytes);
+        bytes
     }
 
     /// Writes the file through a temporary file and a rename, so a crash
