@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use stratego_engine::{Layout, Ruleset};
+use stratego_engine::{Layout, Ruleset, State, NUM_ACTIONS};
 use stratego_model::{ModelConfig, PRESETS};
 
 use crate::TrainError;
@@ -437,6 +437,14 @@ pub(crate) fn first_difference(a: &str, b: &str) -> String {
     walk(&parse(a), &parse(b), "").unwrap_or_else(|| "?".into())
 }
 
+/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), where known.
+fn physical_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// docs/TRAINING.md's table of [`SIZE_BOUNDS`].
 pub fn size_bounds_markdown() -> String {
     let mut text = String::from("| key | accepted |\n|---|---|\n");
@@ -554,6 +562,7 @@ impl TrainConfig {
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
+        self.validate_memory(physical_memory())?;
         let s = &self.selfplay;
         self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
         if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0 && *m <= MAX_MINUTES)) {
@@ -582,6 +591,51 @@ impl TrainConfig {
                 .map_err(|e| invalid("run.init", format!("{}: {e}", init.display())))?;
         }
         self.validate_pretrain()
+    }
+
+    /// The buffers whose sizes are products of keys, each with the bytes it
+    /// needs at least: every key can be within its bound while a product
+    /// is not (256 actors of 65,536 games would need about 400 GB of
+    /// observation planes alone, and aborted on an allocation).
+    pub fn memory_parts(&self) -> Vec<(String, u64)> {
+        let obs = self.game.layout.size() as u64 * 4;
+        let mask = NUM_ACTIONS as u64;
+        // Per self-play game: its observation planes, its legal mask and
+        // the state itself (its history grows on the heap besides).
+        let per_game = obs + mask + std::mem::size_of::<State>() as u64;
+        // Per batched decision: the planes in and a logit per action out.
+        let per_row = obs + 4 * mask;
+        let (s, l, p) = (&self.selfplay, &self.learner, &self.pretrain);
+        let games = (s.actors as u64).saturating_mul(s.games_per_actor as u64);
+        let layout = self.game.layout;
+        vec![
+            (
+                format!("`selfplay.actors` x `selfplay.games_per_actor` = {games} games at {per_game} bytes each ({layout} layout)"),
+                games.saturating_mul(per_game),
+            ),
+            (format!("`selfplay.max_inference_batch` at {per_row} bytes a row"), (s.max_inference_batch as u64).saturating_mul(per_row)),
+            (format!("`learner.minibatch` at {per_row} bytes a row"), (l.minibatch as u64).saturating_mul(per_row)),
+            (format!("`pretrain.batch` at {per_row} bytes a row"), (p.batch as u64).saturating_mul(per_row)),
+        ]
+    }
+
+    /// Refuses a config whose buffers (`memory_parts`) add up to more than
+    /// `available` bytes (the machine's memory; no check where unknown).
+    fn validate_memory(&self, available: Option<u64>) -> Result<(), TrainError> {
+        let Some(available) = available else { return Ok(()) };
+        let parts = self.memory_parts();
+        let total = parts.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
+        if total <= available {
+            return Ok(());
+        }
+        let (largest, bytes) = parts.iter().max_by_key(|(_, b)| *b).expect("parts");
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        Err(TrainError::Config(format!(
+            "the buffers need at least {:.1} GiB, more than this machine's {:.1} GiB: {largest} need {:.1} GiB",
+            gib(total),
+            gib(available),
+            gib(*bytes)
+        )))
     }
 
     fn validate_pretrain(&self) -> Result<(), TrainError> {
@@ -655,6 +709,28 @@ mod tests {
         }
         for (key, _) in SIZE_BOUNDS {
             assert!(check_size(key, 0).is_err() && check_size(key, 1).is_ok(), "{key}");
+        }
+    }
+
+    /// Keys each within its bound whose product is not: refused with the
+    /// product named, before any buffer is allocated.
+    #[test]
+    fn products_of_sizes_are_checked_against_memory() {
+        let mut c = TrainConfig::default();
+        (c.selfplay.actors, c.selfplay.games_per_actor) = (256, 65_536);
+        let err = c.validate_memory(Some(128 << 30)).unwrap_err().to_string();
+        assert!(err.contains("`selfplay.actors` x `selfplay.games_per_actor` = 16777216 games"), "{err}");
+        assert!(err.contains("more than this machine's 128.0 GiB") && !err.contains('\n'), "{err}");
+        // The same through `validate` on any machine with less than ~400 GB.
+        assert!(c.validate().unwrap_err().to_string().contains("`selfplay.games_per_actor` = 16777216 games"));
+        // Every config of the repository fits a 24 GiB machine.
+        let configs = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs");
+        for entry in std::fs::read_dir(configs).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") && !path.to_string_lossy().contains("ntuple") {
+                let config: TrainConfig = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                config.validate_memory(Some(24 << 30)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
         }
     }
 
