@@ -96,8 +96,12 @@ impl RunDir {
         for entry in std::fs::read_dir(&dir).map_err(|e| run_error(&dir, e))? {
             let path = entry.map_err(|e| run_error(&dir, e))?.path();
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if let (8, Ok(step)) = (name.len(), name.parse::<u64>()) {
-                found.push((step, path));
+            // Exactly the names `save` writes: eight digits (`+0000007`
+            // parses as a number too, and is no checkpoint of ours).
+            if name.len() == 8 && name.bytes().all(|b| b.is_ascii_digit()) {
+                if let Ok(step) = name.parse::<u64>() {
+                    found.push((step, path));
+                }
             }
         }
         found.sort();
@@ -184,15 +188,13 @@ fn write_manifest(dir: &Path) -> Result<(), TrainError> {
     Ok(())
 }
 
-/// Whether every file of a checkpoint matches its manifest; `Err` says
-/// which does not. A checkpoint from before manifests existed is accepted
-/// as it is (there is nothing to check it against).
+/// Whether every file of a checkpoint matches its manifest and its
+/// counters agree with its directory's name; `Err` says what does not. A
+/// checkpoint without a manifest is refused: one whose manifest was deleted
+/// has nothing left to check it against, and would resume from whatever
+/// its files hold.
 pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
-    let text = match stratego_engine::files::read_text(&dir.join(MANIFEST)) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.join(CHECKPOINT_CONFIG).exists() => return Ok(()),
-        Err(e) => return Err(format!("{MANIFEST}: {e}")),
-    };
+    let text = stratego_engine::files::read_text(&dir.join(MANIFEST)).map_err(|e| format!("{MANIFEST}: {e}"))?;
     let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
     for name in CHECKPOINT_FILES {
         let want = manifest["sha256"][name].as_str().ok_or_else(|| format!("{MANIFEST} does not list {name}"))?;
@@ -201,7 +203,20 @@ pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
             return Err(format!("{name} does not match its checksum (corrupted after it was written)"));
         }
     }
+    // Two checkpoint directories swapped (or one renamed) verify file by
+    // file; their counters say which iteration each really holds.
+    let counters = read_counters(dir).map_err(|e| e.to_string())?;
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name != format!("{:08}", counters.iteration) {
+        return Err(format!("its counters.json is for iteration {}, its name says {name}", counters.iteration));
+    }
     Ok(())
+}
+
+fn read_counters(dir: &Path) -> Result<Counters, TrainError> {
+    stratego_engine::files::read_text(&dir.join("counters.json"))
+        .map_err(|e| run_error(dir, format!("counters.json: {e}")))
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))
 }
 
 impl RunDir {
@@ -210,9 +225,8 @@ impl RunDir {
     /// truncated or edited file would otherwise change the run silently,
     /// its missing keys taking the defaults).
     pub fn check_config(&self, checkpoint: &Path) -> Result<(), TrainError> {
-        let Ok(then) = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG)) else {
-            return Ok(()); // written before checkpoints recorded their config
-        };
+        let then = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG))
+            .map_err(|e| run_error(checkpoint, format!("{CHECKPOINT_CONFIG}: {e}")))?;
         if then == self.resolved {
             return Ok(());
         }
@@ -274,9 +288,7 @@ pub fn restore(
     plain_device: &Device,
     optimizer: burn::optim::ModuleOptimizer,
 ) -> Result<Restored, TrainError> {
-    let counters: Counters = stratego_engine::files::read_text(&dir.join("counters.json"))
-        .map_err(|e| run_error(dir, format!("counters.json: {e}")))
-        .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))?;
+    let counters = read_counters(dir)?;
     let mut net = StrategoNet::new(&meta.config, meta.layout, train_device);
     let mut store = BurnpackStore::from_file(dir.join("trainer.bpk"));
     let applied = net.load_from(&mut store).map_err(|e| run_error(dir, format!("trainer.bpk: {e}")))?;
@@ -288,4 +300,56 @@ pub fn restore(
     let (ema, _) =
         stratego_model::load(&dir.join("ema.safetensors"), Some(meta.layout), Some(&meta.rules), plain_device)?;
     Ok(Restored { counters, net, ema, optimizer })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A checkpoint directory with stand-in files, its counters at
+    /// `iteration` and its manifest, as `save` leaves one.
+    fn fake_checkpoint(root: &Path, name: &str, iteration: u64) -> PathBuf {
+        let dir = root.join("checkpoints").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in CHECKPOINT_FILES {
+            std::fs::write(dir.join(file), format!("{file} {iteration}")).unwrap();
+        }
+        let counters = Counters { iteration, ..Counters::default() };
+        std::fs::write(dir.join("counters.json"), serde_json::to_string(&counters).unwrap()).unwrap();
+        write_manifest(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_checkpoint_is_trusted_only_whole_and_under_its_own_name() {
+        let root = std::env::temp_dir().join(format!("stratego-run-trust-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
+        let three = fake_checkpoint(&root, "00000003", 3);
+        let five = fake_checkpoint(&root, "00000005", 5);
+        assert!(verify_checkpoint(&three).is_ok() && verify_checkpoint(&five).is_ok());
+        assert_eq!(run.newest_verifying().unwrap().0.unwrap().0, 5);
+
+        // Swapped directories verify file by file, not as a whole.
+        let swap = root.join("checkpoints/swap");
+        std::fs::rename(&three, &swap).unwrap();
+        std::fs::rename(&five, &three).unwrap();
+        std::fs::rename(&swap, &five).unwrap();
+        let why = verify_checkpoint(&five).unwrap_err();
+        assert!(why.contains("counters.json is for iteration 3, its name says 00000005"), "{why}");
+        let (newest, skipped) = run.newest_verifying().unwrap();
+        assert_eq!((newest, skipped.len()), (None, 2));
+
+        // No manifest: nothing to check the files against, so not trusted.
+        let seven = fake_checkpoint(&root, "00000007", 7);
+        std::fs::remove_file(seven.join(MANIFEST)).unwrap();
+        assert!(verify_checkpoint(&seven).unwrap_err().contains(MANIFEST));
+
+        // Names that parse as numbers but are not ours are not checkpoints.
+        fake_checkpoint(&root, "+0000009", 9);
+        let steps: Vec<u64> = run.checkpoint_dirs().unwrap().into_iter().map(|(s, _)| s).collect();
+        assert_eq!(steps, vec![3, 5, 7]);
+        drop(run);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
