@@ -429,7 +429,7 @@ fn play(
     print_moves: bool,
     record_path: Option<&Path>,
 ) -> Result<(), CliError> {
-    if let Some(path) = record_path.filter(|p| p.exists()) {
+    if let Some(path) = record_path.filter(|p| p.symlink_metadata().is_ok()) {
         return Err(format!("{} already exists; not overwriting it", path.display()).into());
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -453,12 +453,26 @@ fn play(
     Ok(())
 }
 
-/// Writes a file that must not exist yet, through a temporary file and a
-/// rename, so an interrupted write never leaves half a file behind.
+/// Writes a file that must not exist yet, through a temporary file, so an
+/// interrupted write never leaves half a file behind. The temporary file is
+/// created new (an existing file or a symlink under its name is refused,
+/// never written through), and moved into place by a hard link, which,
+/// unlike a rename, refuses a name that exists by then.
 fn write_new_file(path: &Path, text: &str) -> Result<(), CliError> {
-    let tmp = path.with_extension("partial");
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".partial");
+    let tmp = std::path::PathBuf::from(tmp);
+    let written = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).and_then(|mut file| {
+        let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
+    });
+    written.map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    linked.map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(())
 }
 

@@ -45,6 +45,23 @@ fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
     assert_one_line_error(&again, "already exists");
     assert_eq!(stdout(&stratego(&["replay", p])).lines().last().unwrap(), result_line);
 
+    // Neither a symlink nor a file under the temporary name is written
+    // through: the record's own files are created new.
+    let elsewhere = dir.join("elsewhere.txt");
+    std::fs::write(&elsewhere, "not a record").unwrap();
+    let fresh = dir.join("fresh.txt");
+    std::os::unix::fs::symlink(&elsewhere, dir.join("fresh.txt.partial")).unwrap();
+    let o = stratego(&["play", "--seed", "13", "--record", fresh.to_str().unwrap()]);
+    assert_one_line_error(&o, "cannot write");
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "not a record");
+    assert!(!fresh.exists());
+    std::os::unix::fs::symlink(&elsewhere, dir.join("linked.txt")).unwrap();
+    assert_one_line_error(
+        &stratego(&["play", "--seed", "13", "--record", dir.join("linked.txt").to_str().unwrap()]),
+        "already exists",
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "not a record");
+
     // A tampered record fails on the first illegal move, naming its ply.
     let text = std::fs::read_to_string(&path).unwrap();
     let tampered = dir.join("tampered.txt");
