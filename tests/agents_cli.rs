@@ -115,6 +115,28 @@ fn long_commands_write_progress_lines_to_a_log() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--overwrite` replaces an earlier match's output, never a directory that
+/// holds anything else, and says so before playing.
+#[test]
+fn overwrite_replaces_only_an_earlier_output() {
+    let dir = scratch("overwrite");
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "keep me").unwrap();
+    let args =
+        ["arena", "--a", "greedy", "--b", "random", "--games", "2", "--out", dir.to_str().unwrap(), "--overwrite"];
+    let o = stratego(&args);
+    assert_one_line_error(&o, "is not the output of an earlier match or ladder (it holds `notes.txt`)");
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "keep me");
+    let out = dir.join("m");
+    let mut args = args.to_vec();
+    args[8] = out.to_str().unwrap();
+    assert!(stratego(&args).status.success());
+    assert!(stratego(&args).status.success(), "an earlier output is replaced");
+    std::fs::write(out.join("games/readme.md"), "mine").unwrap();
+    assert_one_line_error(&stratego(&args), "it holds `games/readme.md`");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Two won games are no evidence: the interval spans everything and the
 /// likelihood of superiority stays far from certain.
 #[test]
@@ -250,6 +272,91 @@ fn register_run_appends_to_the_file() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(registration) && text.contains("[[results]]\nrun = 1\n"), "{text}");
     assert_one_line_error(&stratego(&["register", "run", dir.join("none.toml").to_str().unwrap()]), "cannot read");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const REGISTRATION: &str = "a = \"greedy\"\nb = \"random\"\ngames = 200\nseed = 1\n\
+    rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200\"\n\
+    \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
+
+/// The run numbers logged in a registration file, in order (the file must
+/// still parse).
+fn logged_runs(file: &std::path::Path) -> Vec<i64> {
+    let table: toml::Table = std::fs::read_to_string(file).unwrap().parse().unwrap();
+    let results = table.get("results").and_then(|r| r.as_array()).cloned().unwrap_or_default();
+    results.iter().map(|r| r["run"].as_integer().unwrap()).collect()
+}
+
+/// Two runs of one registration file at once, with different output roots,
+/// used to write the same `.partial` file and could log one run number
+/// twice. The file's own lock (`<file>.lock`) admits one writer from
+/// choosing the run number until the result is appended; the other is
+/// refused with one line naming the holder.
+#[test]
+fn register_runs_of_one_file_at_once_append_one_result_each_or_are_refused() {
+    let dir = scratch("register-race");
+    let file = dir.join("reg.toml");
+    std::fs::write(&file, REGISTRATION).unwrap();
+    let run = |root: &str| {
+        let out = dir.join(root);
+        stratego(&["register", "run", file.to_str().unwrap(), "--out-root", out.to_str().unwrap(), "--threads", "1"])
+    };
+    // Held by this process: refused, and nothing is written.
+    let held = stratego_runlog::DirLock::acquire_file(&file, "test").unwrap();
+    assert_one_line_error(&run("held"), &format!("is in use by process {}", std::process::id()));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), REGISTRATION);
+    assert!(!dir.join("held").exists());
+    drop(held);
+    // Two processes at once: each appends its own run, or is refused.
+    let outcomes: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = ["one", "two"].map(|root| s.spawn(move || run(root))).into_iter().collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut appended = 0;
+    for o in &outcomes {
+        if o.status.success() {
+            appended += 1;
+        } else {
+            assert_one_line_error(o, "is in use by process");
+        }
+    }
+    assert_eq!(logged_runs(&file), (1..=appended).collect::<Vec<_>>(), "{}", std::fs::read_to_string(&file).unwrap());
+    let next = run("three");
+    assert!(next.status.success(), "{}", stderr(&next));
+    assert_eq!(logged_runs(&file), (1..=appended + 1).collect::<Vec<_>>());
+    assert!(dir.join(format!("three/reg/run-{}/results.json", appended + 1)).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Everything a registration run writes is under
+/// `<out-root>/<file stem>/run-<K>/`: a stem of `..` (a file named
+/// `...toml`) used to put the outputs and a lock beside the root.
+#[test]
+fn register_run_writes_only_under_its_output_root() {
+    let dir = scratch("register-root");
+    let root = dir.join("x").join("root");
+    for name in ["...toml", "..toml"] {
+        let file = dir.join(name);
+        std::fs::write(&file, REGISTRATION).unwrap();
+        let o = stratego(&["register", "run", file.to_str().unwrap(), "--out-root", root.to_str().unwrap()]);
+        assert_one_line_error(&o, "cannot name a directory under the output root");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), REGISTRATION);
+    }
+    assert!(!dir.join("x").exists());
+    let file = dir.join("reg.toml");
+    std::fs::write(&file, REGISTRATION).unwrap();
+    let o =
+        stratego(&["register", "run", file.to_str().unwrap(), "--out-root", root.to_str().unwrap(), "--threads", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listed = |path: &std::path::Path| {
+        let mut names: Vec<String> =
+            std::fs::read_dir(path).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(listed(&dir.join("x")), ["root"]);
+    assert_eq!(listed(&root), ["reg"]);
+    assert_eq!(listed(&root.join("reg")), ["run-1"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

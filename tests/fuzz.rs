@@ -403,6 +403,134 @@ fn network_checkpoints() {
     assert!(!err.contains('\n') && err.contains("positive probability"), "{err}");
 }
 
+/// Sizes for a checkpoint's model config: zero, the presets' sizes, each
+/// side of every stated maximum, and counts whose products wrap a 64-bit
+/// integer.
+const CHECKPOINT_SIZES: &[u64] = &[
+    0,
+    1,
+    2,
+    3,
+    8,
+    32,
+    64,
+    384,
+    1_024,
+    1_025,
+    1_536,
+    16_384,
+    16_385,
+    65_536,
+    65_537,
+    1 << 31,
+    1 << 32,
+    1_000_000_000_000,
+    1 << 53,
+    1 << 63,
+    u64::MAX,
+];
+
+/// A checkpoint whose metadata claims other sizes: each of `d_model`,
+/// `layers`, `heads` and `ffn` is kept or replaced by one of
+/// [`CHECKPOINT_SIZES`] or a random number; the tensors stay those of the
+/// seed, so most claims are of a network the file does not hold.
+fn with_random_sizes(rng: &mut Xoshiro256PlusPlus, seed: &[u8], _: &[Vec<u8>]) -> Vec<u8> {
+    let n = 8 + u64::from_le_bytes(seed[..8].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&seed[8..n]).unwrap();
+    let model = header["__metadata__"]["stratego.model"].as_str().unwrap().to_string();
+    let mut config: serde_json::Value = serde_json::from_str(&model).unwrap();
+    for key in ["d_model", "layers", "heads", "ffn"] {
+        let size = match rng.random_range(0..10) {
+            0..=2 => continue,
+            3..=7 => CHECKPOINT_SIZES[rng.random_range(0..CHECKPOINT_SIZES.len())],
+            8 => rng.random_range(0..100_000),
+            _ => rng.random(),
+        };
+        config[key] = serde_json::Value::from(size);
+    }
+    header["__metadata__"]["stratego.model"] = serde_json::Value::from(config.to_string());
+    let header = serde_json::to_vec(&header).unwrap();
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(&header);
+    out.extend_from_slice(&seed[n..]);
+    out
+}
+
+#[test]
+fn checkpoint_metadata_sizes() {
+    let seeds = vec![checkpoint_seeds().remove(0)];
+    let path = scratch_file("sizes.safetensors");
+    let device = stratego_model::device("cpu").unwrap();
+    fuzz_with("checkpoint-sizes", 1516, &seeds, with_random_sizes, |b| {
+        std::fs::write(&path, b).unwrap();
+        // Each claim is refused (or, when it happens to be the file's own,
+        // loaded) at once: the time bound stands for "before allocating".
+        let start = std::time::Instant::now();
+        let meta = stratego_model::read_meta(&path).map_err(|e| e.to_string());
+        let loaded = stratego_model::load(&path, None, None, &device).map(drop).map_err(|e| e.to_string());
+        assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+        if let Ok(meta) = &meta {
+            let count = meta.config.parameter_count(meta.layout.channels());
+            assert!(count * 4 <= b.len(), "read_meta accepted {count} parameters from {} bytes", b.len());
+        }
+        meta.and(loaded)
+    });
+}
+
+/// Run directories whose own files are symbolic links (to a file that must
+/// keep its bytes, to nothing, to a directory, to `/dev/zero` or
+/// `/dev/null`), or devices: every writer of the run (`train`, `ntuple
+/// train`, `register run`: the lock, the metrics log, the config's atomic
+/// write) either works on a file of its own or refuses with one line, and
+/// nothing is written through a link.
+#[cfg(unix)]
+#[test]
+fn symlinked_run_files() {
+    use stratego_runlog::{atomic_write, read_metrics, DirLock, MetricsLog, RunDir};
+    const NAMES: [&str; 5] = ["run.lock", "metrics.jsonl", "config.toml", "config.toml.partial", "reg.toml.lock"];
+    let base = scratch_file("links");
+    let _ = std::fs::remove_dir_all(&base);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1517);
+    let one_line = |what: &str, r: Result<(), String>| {
+        if let Err(e) = r {
+            assert!(!e.is_empty() && !e.contains('\n'), "{what}: {e:?}");
+        }
+    };
+    for case in 0..cases() / 10 {
+        let dir = base.join(format!("{case}"));
+        let run = dir.join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        let precious = dir.join("precious.txt");
+        std::fs::write(&precious, "precious, no newline").unwrap();
+        std::fs::create_dir_all(dir.join("a-directory")).unwrap();
+        let mut linked = Vec::new();
+        for name in NAMES {
+            let path = run.join(name);
+            match rng.random_range(0..8) {
+                0 => std::os::unix::fs::symlink(&precious, &path).unwrap(),
+                1 => std::os::unix::fs::symlink(dir.join("nothing"), &path).unwrap(),
+                2 => std::os::unix::fs::symlink(dir.join("a-directory"), &path).unwrap(),
+                3 => std::os::unix::fs::symlink("/dev/zero", &path).unwrap(),
+                4 => std::os::unix::fs::symlink("/dev/null", &path).unwrap(),
+                5 if name == "config.toml" => std::fs::write(&path, "seed = 1\n").unwrap(),
+                _ => continue,
+            }
+            linked.push(name);
+        }
+        let what = format!("case {case} with {linked:?}");
+        one_line(&what, RunDir::open(&run).map(drop).map_err(|e| e.to_string()));
+        one_line(&what, RunDir::create(&run, "seed = 2\n").map(drop).map_err(|e| e.to_string()));
+        one_line(&what, MetricsLog::append(&run.join("metrics.jsonl")).map(drop).map_err(|e| e.to_string()));
+        one_line(&what, read_metrics(&run.join("metrics.jsonl")).map(drop).map_err(|e| e.to_string()));
+        one_line(&what, DirLock::acquire_file(&run.join("reg.toml"), "test").map(drop).map_err(|e| e.to_string()));
+        one_line(&what, atomic_write(&run.join("config.toml"), b"seed = 3\n").map_err(|e| e.to_string()));
+        assert_eq!(std::fs::read_to_string(&precious).unwrap(), "precious, no newline", "{what}");
+        assert!(!dir.join("nothing").exists(), "{what}: created through a dangling link");
+        assert_eq!(std::fs::read_dir(dir.join("a-directory")).unwrap().count(), 0, "{what}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
 #[test]
 fn ntuple_tables() {
     let config = stratego_learner::ntuple::NTupleConfig::parse(

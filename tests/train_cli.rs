@@ -347,6 +347,47 @@ fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A run's own files are never followed through a symbolic link, and one
+/// damaged line of its log does not poison it: a bad line in the middle of
+/// `metrics.jsonl` used to make every later resume train, save and then
+/// exit 1 (drawing the curves read the log strictly); now it is kept,
+/// skipped and named in one stderr line. A `metrics.jsonl` or `run.lock`
+/// that is a link is refused with one line, and its target keeps its bytes.
+#[cfg(unix)]
+#[test]
+fn a_bad_metrics_line_is_skipped_and_linked_run_files_are_refused() {
+    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch("train-own-files");
+    let path = rl_only_smoke(&dir, "own", |config| config.checkpoint.every = 1);
+    let run = dir.join("run");
+    let run_arg = run.to_str().unwrap();
+    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run_arg, "--iterations", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = run.join("metrics.jsonl");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let damaged = format!("{{\"step\": 0}}\nnot json\n{text}");
+    std::fs::write(&log, &damaged).unwrap();
+    let o = stratego(&["train", "--resume", run_arg, "--iterations", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("metrics.jsonl: skipping 1 unreadable line(s), the first line 2"), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&log).unwrap().starts_with(&damaged), "the bad line stays");
+    assert_eq!(checkpoint_steps(&run), vec![1, 2]);
+    let target = dir.join("precious.txt");
+    for name in ["metrics.jsonl", "run.lock"] {
+        std::fs::write(&target, "precious, no newline").unwrap();
+        let file = run.join(name);
+        let _ = std::fs::rename(&file, dir.join(format!("{name}.saved")));
+        std::os::unix::fs::symlink(&target, &file).unwrap();
+        let o = stratego(&["train", "--resume", run_arg, "--iterations", "3"]);
+        assert_one_line_error(&o, "is a symbolic link");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious, no newline", "{name}");
+        std::fs::remove_file(&file).unwrap();
+        let _ = std::fs::rename(dir.join(format!("{name}.saved")), &file);
+    }
+    assert_eq!(checkpoint_steps(&run), vec![1, 2], "nothing ran");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `run.max_minutes` ends a run at the first iteration past the budget,
 /// with that iteration's checkpoint, long before `run.iterations`.
 #[test]

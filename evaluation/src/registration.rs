@@ -21,7 +21,6 @@
 //! ...
 //! ```
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -31,7 +30,7 @@ use stratego_engine::Ruleset;
 use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode};
 use stratego_players::{PlayerFactory, Registry, SpecError};
 
-use crate::report::{create_output_dir, write_match, MatchSummary, OutputError};
+use crate::report::{write_match, MatchSummary, OutputError};
 use crate::stats::{Sprt, SprtDecision};
 
 /// How a registration decides.
@@ -136,7 +135,8 @@ pub enum RegistrationError {
     Output(#[from] OutputError),
     #[error("cannot append to {path}: {why}")]
     Append { path: PathBuf, why: String },
-    /// Another `register run` of the same file is going.
+    /// Another `register run` of the same file is going, or its lock file
+    /// is not one the lab could have written.
     #[error(transparent)]
     Busy(#[from] stratego_runlog::RunLogError),
 }
@@ -281,23 +281,29 @@ pub fn run(
     output_root: &Path,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<RunOutcome, RegistrationError> {
-    let reg = &prepared.registration;
+    let stem = output_stem(&prepared.path)?;
+    // One writer per registration file, from choosing the run number until
+    // the result is appended: the lock sits beside the file, so two runs of
+    // it with different output roots contend for it too.
+    let _lock = stratego_runlog::DirLock::acquire_file(&prepared.path, "`register run` of this registration")?;
+    // Read again under the lock: a run that finished since `prepare` has
+    // appended its result, and this one is the next.
+    let reg = &reread(prepared)?;
     let run = reg.results.len() as u32 + 1;
-    let stem = prepared.path.file_stem().map_or("registration".into(), |s| s.to_string_lossy().into_owned());
-    // One writer per registration: its output root is locked for the whole
-    // run, so a second `register run` of the same file is refused instead
-    // of both appending "run K".
-    let _lock = stratego_runlog::DirLock::acquire(&output_root.join(&stem), "`register run` of this registration")?;
-    let output = output_root.join(&stem).join(format!("run-{run}"));
+    let parent = output_root.join(&stem);
+    let output = parent.join(format!("run-{run}"));
     if output.exists() {
         return Err(RegistrationError::OutputExists(output, prepared.path.clone()));
     }
     let result = play_match(prepared.a.as_ref(), prepared.b.as_ref(), &prepared.config, on_game)?;
     let summary = MatchSummary::of(&result);
     // Made only now: a match that fails leaves no directory to block a rerun.
-    create_output_dir(&output, false).map_err(|e| match e {
-        OutputError::Exists(dir) => RegistrationError::OutputExists(dir, prepared.path.clone()),
-        other => other.into(),
+    // `create_dir` is the claim: of two registrations with one stem under
+    // one root, only one makes `run-K`.
+    let made = std::fs::create_dir_all(&parent).and_then(|()| std::fs::create_dir(&output));
+    made.map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => RegistrationError::OutputExists(output.clone(), prepared.path.clone()),
+        _ => OutputError::Io { path: output.clone(), why: e.to_string() }.into(),
     })?;
     write_match(&output, &result, &summary)?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
@@ -329,6 +335,38 @@ pub fn run(
     Ok(RunOutcome { summary, logged, output })
 }
 
+/// The directory name of a registration's outputs under the output root:
+/// its file stem, which must be a plain name (a file named `...toml` has
+/// the stem `..`, which would put the outputs beside the root, not in it).
+fn output_stem(path: &Path) -> Result<String, RegistrationError> {
+    let stem = path.file_stem().map_or("registration".into(), |s| s.to_string_lossy().into_owned());
+    if stem.is_empty() || stem == "." || stem == ".." {
+        return Err(RegistrationError::Invalid {
+            path: path.to_path_buf(),
+            why: format!("its file stem `{stem}` cannot name a directory under the output root; rename the file"),
+        });
+    }
+    Ok(stem)
+}
+
+/// The registration as the file holds it now; refused if what it states
+/// changed since `prepare` checked it.
+fn reread(prepared: &Prepared) -> Result<Registration, RegistrationError> {
+    let path = &prepared.path;
+    let text = stratego_engine::files::read_text(path)
+        .map_err(|e| RegistrationError::Read { path: path.clone(), why: e.to_string() })?;
+    let now: Registration = toml::from_str(&text)
+        .map_err(|e| RegistrationError::Invalid { path: path.clone(), why: crate::toml_line::one_line(&text, e) })?;
+    let stated = |r: &Registration| Registration { results: Vec::new(), ..r.clone() };
+    if stated(&now) != stated(&prepared.registration) || now.results.len() < prepared.registration.results.len() {
+        return Err(RegistrationError::Invalid {
+            path: path.clone(),
+            why: "the file changed while this run waited to start; run it again".into(),
+        });
+    }
+    Ok(now)
+}
+
 /// Appends one `[[results]]` table to the file, atomically: the new text is
 /// written and synced beside it, then renamed over it, so a full disk or a
 /// kill leaves either the old file or the new one, never a torn table that
@@ -343,20 +381,10 @@ fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationE
     let mut text = stratego_engine::files::read_text(path).map_err(fail)?.into_bytes();
     let separator = if text.last().is_none_or(|&b| b == b'\n') { "\n" } else { "\n\n" };
     text.extend_from_slice(format!("{separator}{table}").as_bytes());
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let written = (|| {
-        let mut file = std::fs::File::create(&partial)?;
-        file.write_all(&text)?;
-        file.sync_all()?;
-        std::fs::rename(&partial, path)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&partial);
-        return Err(fail(e));
-    }
-    Ok(())
+    stratego_runlog::atomic_write(path, &text).map_err(|e| match e {
+        stratego_runlog::RunLogError::Io { source, .. } => fail(source),
+        other => RegistrationError::Append { path: path.to_path_buf(), why: other.to_string() },
+    })
 }
 
 #[cfg(test)]

@@ -63,9 +63,17 @@ pub(crate) fn say(line: &str) {
 }
 
 /// Says on stderr that a resumed log lost a torn last line (what a kill in
-/// mid-write leaves), so the repair is never silent.
+/// mid-write leaves), and how many of its lines are not metrics lines
+/// (kept, but skipped when the curves are drawn), so neither repair is
+/// silent.
 pub(crate) fn say_torn(metrics: &stratego_runlog::MetricsLog) {
     if let Some(bytes) = metrics.torn() {
         say(&format!("metrics.jsonl: cut off a torn last line ({bytes} bytes, left by an interrupted write)"));
+    }
+    if let Some(bad) = metrics.unreadable() {
+        say(&format!(
+            "metrics.jsonl: skipping {} unreadable line(s), the first line {} ({}); they stay in the file",
+            bad.lines, bad.first, bad.why
+        ));
     }
 }

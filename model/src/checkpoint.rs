@@ -106,8 +106,9 @@ fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, ModelError> {
     }
     let config: ModelConfig =
         serde_json::from_str(field(KEY_MODEL)?).map_err(|e| error(path, format!("bad model config: {e}")))?;
-    config.validate()?;
+    config.validate().map_err(|e| error(path, e.to_string()))?;
     let layout = Layout::from_name(field(KEY_LAYOUT)?).map_err(|e| error(path, e.to_string()))?;
+    check_sizes_held(path, &config, layout, header.tensors().len(), bytes.len())?;
     check_layout_id(path, layout, meta.get(KEY_LAYOUT_ID).map(String::as_str))?;
     let rules: Ruleset =
         field(KEY_RULES)?.parse().map_err(|e: stratego_engine::RulesError| error(path, e.to_string()))?;
@@ -117,6 +118,37 @@ fn meta_of(path: &Path, bytes: &[u8]) -> Result<CheckpointMeta, ModelError> {
     }
     let step = field(KEY_STEP)?.parse().map_err(|_| error(path, "bad training step"))?;
     Ok(CheckpointMeta { config, layout, rules, step })
+}
+
+/// Refuses sizes in the metadata that the file cannot hold: more tensors
+/// than it has, or more parameters than its bytes hold four-byte weights
+/// for. Checked before anything is allocated for the config, so a small
+/// file that claims a huge network is one error, not gigabytes of
+/// memory.
+fn check_sizes_held(
+    path: &Path,
+    config: &ModelConfig,
+    layout: Layout,
+    tensors: usize,
+    bytes: usize,
+) -> Result<(), ModelError> {
+    let sizes = format!("d_model {}, layers {}, ffn {}", config.d_model, config.layers, config.ffn);
+    let too_large = || error(path, format!("its model config ({sizes}) is too large to count"));
+    let needed = config.tensor_count().ok_or_else(too_large)?;
+    if needed > tensors {
+        return Err(error(
+            path,
+            format!("its model config ({sizes}) needs {needed} tensors, the file holds {tensors}"),
+        ));
+    }
+    let parameters = config.checked_parameter_count(layout.channels()).ok_or_else(too_large)?;
+    if parameters.checked_mul(4).is_none_or(|b| b > bytes) {
+        return Err(error(
+            path,
+            format!("its model config ({sizes}) needs {parameters} weights of 4 bytes, the file has {bytes} bytes"),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a checkpoint whose layout identity (`stored`, or the assumed

@@ -3,10 +3,58 @@
 //! Checkpoints are named `<stem>-<step:08>.<ext>` so that name order is step
 //! order and the latest is found without reading any file.
 
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::RunLogError;
+
+/// Opens `path`, a file the program writes itself, with `options`, never
+/// through a symbolic link: a link in its place (planted, or left by a
+/// copy) would have the program write its pid or truncate a log in the
+/// link's target. A link, or an existing path that is not a regular file
+/// (a device such as `/dev/zero`, a pipe), is refused with one line
+/// before it is opened; on Unix `O_NOFOLLOW` also closes the race between
+/// that check and the open.
+pub fn open_own_file(path: &Path, options: &mut OpenOptions) -> Result<File, RunLogError> {
+    let refuse = |message: &str| RunLogError::NotOwnFile { path: path.display().to_string(), message: message.into() };
+    let link = "is a symbolic link; the run writes this file itself and does not follow links (remove the link)";
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => return Err(refuse(link)),
+        Ok(meta) if !meta.is_file() => return Err(refuse("is not a regular file (the run writes this file itself)")),
+        _ => {}
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return refuse(link);
+        }
+        RunLogError::io(path, e)
+    })?;
+    let meta = file.metadata().map_err(|e| RunLogError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(refuse("is not a regular file (the run writes this file itself)"));
+    }
+    Ok(file)
+}
+
+/// Creates `path` afresh for writing: a stale file or link of that name (an
+/// interrupted write's leftover) is removed, never written through, and
+/// the new file is created exclusively, so a link planted between the two
+/// makes the creation fail instead of redirecting the write.
+pub(crate) fn create_fresh(path: &Path) -> std::io::Result<File> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
 
 /// Writes `bytes` to `path` through a temporary file in the same directory,
 /// synced, then renamed: readers see the old file or the new one, never a
@@ -16,7 +64,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), RunLogError> {
     partial.push(".partial");
     let partial = PathBuf::from(partial);
     let result = (|| {
-        let mut file = std::fs::File::create(&partial)?;
+        let mut file = create_fresh(&partial)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&partial, path)
@@ -96,6 +144,24 @@ mod tests {
         let steps: Vec<u64> = checkpoints(&dir, "model", "safetensors").unwrap().iter().map(|c| c.step).collect();
         assert_eq!(steps, vec![200, 1000]);
         assert!(dir.join("ema-00000005.safetensors").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A stale `.partial` that is a symbolic link is replaced, not written
+    /// through: the link's target keeps its bytes.
+    #[cfg(unix)]
+    #[test]
+    fn an_atomic_write_does_not_write_through_a_planted_link() {
+        let dir = std::env::temp_dir().join(format!("runlog-atomic-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("precious.txt");
+        std::fs::write(&target, "precious").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("config.toml.partial")).unwrap();
+        atomic_write(&dir.join("config.toml"), b"seed = 1\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(dir.join("config.toml")).unwrap(), "seed = 1\n");
+        assert!(!dir.join("config.toml.partial").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

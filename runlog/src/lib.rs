@@ -16,9 +16,9 @@ mod progress;
 mod run_dir;
 mod tensorboard;
 
-pub use files::{atomic_write, checkpoint_name, checkpoints, prune_checkpoints, Checkpoint};
+pub use files::{atomic_write, checkpoint_name, checkpoints, open_own_file, prune_checkpoints, Checkpoint};
 pub use lock::{DirLock, LOCK_FILE};
-pub use metrics::{read_metrics, MetricsLog};
+pub use metrics::{read_metrics, MetricsLog, Unreadable, MAX_METRICS_BYTES, MAX_METRICS_LINE};
 pub use progress::{Progress, PROGRESS_SECONDS_ENV};
 pub use run_dir::{RunDir, CONFIG_FILE};
 pub use tensorboard::{read_scalars, Scalar, TensorBoard};
@@ -28,8 +28,6 @@ pub use tensorboard::{read_scalars, Scalar, TensorBoard};
 pub enum RunLogError {
     #[error("{path}: {source}")]
     Io { path: String, source: std::io::Error },
-    #[error("{path}, line {line}: {message}")]
-    Metrics { path: String, line: usize, message: String },
     #[error("TensorBoard event file {path}: {message}")]
     Events { path: String, message: String },
     /// A directory that cannot start or resume a run (taken, or no run).
@@ -38,6 +36,11 @@ pub enum RunLogError {
     /// Another process writes in the directory.
     #[error("{path} {message}")]
     Locked { path: String, message: String },
+    /// A file of the run that is not one the run could have written: a
+    /// symbolic link (never followed), something other than a regular
+    /// file, or one past its size bound.
+    #[error("{path} {message}")]
+    NotOwnFile { path: String, message: String },
 }
 
 impl RunLogError {

@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::RunLogError;
+use crate::{open_own_file, RunLogError};
 
 /// The lock file's name inside a locked directory.
 pub const LOCK_FILE: &str = "run.lock";
@@ -29,23 +29,33 @@ impl DirLock {
     /// ("training run", "registration") in that line.
     pub fn acquire(dir: &Path, what: &str) -> Result<DirLock, RunLogError> {
         std::fs::create_dir_all(dir).map_err(|e| RunLogError::io(dir, e))?;
-        let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| RunLogError::io(&path, e))?;
+        DirLock::take(dir.join(LOCK_FILE), dir, what)
+    }
+
+    /// Takes the lock of one file, `<file>.lock` beside it, for a writer
+    /// that replaces the file itself (an flock on the file would be left on
+    /// the old inode by the rename). Refused like [`DirLock::acquire`].
+    pub fn acquire_file(file: &Path, what: &str) -> Result<DirLock, RunLogError> {
+        let mut name = file.as_os_str().to_owned();
+        name.push(".lock");
+        DirLock::take(PathBuf::from(name), file, what)
+    }
+
+    /// Locks the lock file `path` (never through a symbolic link: the pid
+    /// is written into it) for `locked`, the directory or file it guards.
+    fn take(path: PathBuf, locked: &Path, what: &str) -> Result<DirLock, RunLogError> {
+        let mut file = open_own_file(&path, OpenOptions::new().read(true).write(true).create(true).truncate(false))?;
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
+                // The holder's pid is a few digits; a bound keeps a junk
+                // lock file from being read whole.
+                let _ = (&mut file).take(64).read_to_string(&mut holder);
                 let holder = holder.trim();
                 let who = if holder.is_empty() { "another process".to_string() } else { format!("process {holder}") };
                 return Err(RunLogError::Locked {
-                    path: dir.display().to_string(),
+                    path: locked.display().to_string(),
                     message: format!("is in use by {who} (another {what} writes there; wait for it or stop it)"),
                 });
             }
@@ -86,6 +96,44 @@ mod tests {
         let again = DirLock::acquire(&dir, "training run").unwrap();
         assert_eq!(std::fs::read_to_string(again.path()).unwrap(), std::process::id().to_string());
         drop(again);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_lock_sits_beside_the_file_and_refuses_a_second_writer() {
+        let dir = std::env::temp_dir().join(format!("runlog-file-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("reg.toml");
+        let first = DirLock::acquire_file(&file, "registration").unwrap();
+        assert_eq!(first.path(), dir.join("reg.toml.lock"));
+        let refused = DirLock::acquire_file(&file, "registration").unwrap_err().to_string();
+        assert!(refused.starts_with(&file.display().to_string()), "{refused}");
+        assert!(refused.contains(&format!("process {}", std::process::id())), "{refused}");
+        drop(first);
+        DirLock::acquire_file(&file, "registration").unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A `run.lock` that is a symbolic link is refused, and the link's
+    /// target keeps its bytes (the pid was written into it).
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_untouched() {
+        let dir = std::env::temp_dir().join(format!("runlog-lock-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("run")).unwrap();
+        let target = dir.join("precious.txt");
+        std::fs::write(&target, "precious").unwrap();
+        std::os::unix::fs::symlink(&target, dir.join("run").join(LOCK_FILE)).unwrap();
+        let err = DirLock::acquire(&dir.join("run"), "training run").unwrap_err().to_string();
+        assert!(err.contains("is a symbolic link") && !err.contains('\n'), "{err}");
+        // A dangling link is refused too, not created through.
+        std::os::unix::fs::symlink(dir.join("absent"), dir.join("reg.toml.lock")).unwrap();
+        let err = DirLock::acquire_file(&dir.join("reg.toml"), "registration").unwrap_err().to_string();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
+        assert!(!dir.join("absent").exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

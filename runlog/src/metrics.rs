@@ -4,17 +4,39 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Number, Value};
 
-use crate::RunLogError;
+use crate::{open_own_file, RunLogError};
+
+/// The longest line read from a log, in bytes (with its newline). The
+/// lines a run writes are a few hundred bytes; a longer one is not one of
+/// them, and is skipped without being held in memory.
+pub const MAX_METRICS_LINE: usize = 1 << 20;
+
+/// The largest log read back whole (for the curves): 1 GiB, a thousand
+/// times a long run's log. A log past it is refused with one line rather
+/// than read into memory.
+pub const MAX_METRICS_BYTES: u64 = 1 << 30;
 
 pub struct MetricsLog {
     path: PathBuf,
     file: File,
     torn: Option<usize>,
+    unreadable: Option<Unreadable>,
+}
+
+/// The lines of a log that are not metrics lines (see
+/// [`MetricsLog::unreadable`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// How many lines.
+    pub lines: usize,
+    /// The first of them (1-based) and why it is not a metrics line.
+    pub first: usize,
+    pub why: String,
 }
 
 impl MetricsLog {
@@ -22,16 +44,29 @@ impl MetricsLog {
     /// the same log; earlier lines are never rewritten. A last line without
     /// its newline is what a kill mid-write leaves: it is cut off first
     /// (see [`MetricsLog::torn`]), or the next line would be glued to it
-    /// and every later read of the log would fail.
+    /// and every later read of the log would fail. Other lines that are not
+    /// metrics lines are left in place and counted (see
+    /// [`MetricsLog::unreadable`]); readers skip them. The log is the run's
+    /// own file: a symbolic link or a non-regular file in its place is
+    /// refused, never followed or truncated.
     pub fn append(path: &Path) -> Result<MetricsLog, RunLogError> {
-        let torn = cut_torn_line(path)?;
-        let file = OpenOptions::new().create(true).append(true).open(path).map_err(|e| RunLogError::io(path, e))?;
-        Ok(MetricsLog { path: path.to_path_buf(), file, torn })
+        let mut file = open_own_file(path, OpenOptions::new().read(true).create(true).append(true))?;
+        let torn = cut_torn_line(path, &mut file)?;
+        let unreadable = scan(path, &mut file)?;
+        Ok(MetricsLog { path: path.to_path_buf(), file, torn, unreadable })
     }
 
     /// The bytes of a torn last line cut off when the log was opened.
     pub fn torn(&self) -> Option<usize> {
         self.torn
+    }
+
+    /// The lines found unreadable when the log was opened (a line that is
+    /// not a JSON object with an integer `step`, or past
+    /// [`MAX_METRICS_LINE`]): kept, so nothing written is lost, and
+    /// skipped by [`read_metrics`].
+    pub fn unreadable(&self) -> Option<&Unreadable> {
+        self.unreadable.as_ref()
     }
 
     /// One line `{"step": S, "name": value, ...}`. JSON has no NaN or
@@ -58,63 +93,138 @@ impl MetricsLog {
     }
 }
 
-/// Truncates `path` after its last newline when it ends inside a line;
-/// returns how many bytes went.
-fn cut_torn_line(path: &Path) -> Result<Option<usize>, RunLogError> {
-    let text = match std::fs::read(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(RunLogError::io(path, e)),
+/// Truncates the log after its last newline when it ends inside a line;
+/// returns how many bytes went. Only the tail is read, backwards, so a log
+/// of any length costs a few kilobytes of memory.
+fn cut_torn_line(path: &Path, file: &mut File) -> Result<Option<usize>, RunLogError> {
+    let io = |e| RunLogError::io(path, e);
+    let len = file.metadata().map_err(io)?.len();
+    let mut end = len;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let keep = loop {
+        if end == 0 {
+            break 0;
+        }
+        let start = end.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start)).and_then(|_| file.read_exact(part)).map_err(io)?;
+        if end == len && part.last() == Some(&b'\n') {
+            return Ok(None);
+        }
+        if let Some(i) = part.iter().rposition(|&b| b == b'\n') {
+            break start + i as u64 + 1;
+        }
+        end = start;
     };
-    if text.last().is_none_or(|&b| b == b'\n') {
+    if keep == len {
         return Ok(None);
     }
-    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    let file = OpenOptions::new().write(true).open(path).map_err(|e| RunLogError::io(path, e))?;
-    file.set_len(keep as u64).and_then(|()| file.sync_all()).map_err(|e| RunLogError::io(path, e))?;
-    Ok(Some(text.len() - keep))
+    file.set_len(keep).and_then(|()| file.sync_all()).map_err(io)?;
+    Ok(Some((len - keep) as usize))
+}
+
+/// Calls `each` with every line of the log (1-based number, and its text or
+/// why it cannot be read), streaming:
+/// a line past [`MAX_METRICS_LINE`] is skipped, not held.
+fn for_each_line(
+    path: &Path,
+    file: &mut File,
+    mut each: impl FnMut(usize, Result<&str, String>),
+) -> Result<(), RunLogError> {
+    let io = |e| RunLogError::io(path, e);
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let read = (&mut reader).take(MAX_METRICS_LINE as u64).read_until(b'\n', &mut line).map_err(io)?;
+        if read == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if line.last() != Some(&b'\n') && read == MAX_METRICS_LINE {
+            // Skip the rest of the over-long line without keeping it.
+            let mut ended = false;
+            while !ended {
+                let buf = reader.fill_buf().map_err(io)?;
+                if buf.is_empty() {
+                    break;
+                }
+                let (used, found) = buf.iter().position(|&b| b == b'\n').map_or((buf.len(), false), |i| (i + 1, true));
+                reader.consume(used);
+                ended = found;
+            }
+            each(number, Err(format!("longer than {MAX_METRICS_LINE} bytes")));
+            continue;
+        }
+        each(number, std::str::from_utf8(&line).map_err(|_| "not UTF-8".to_string()));
+    }
+}
+
+/// A metrics line: its object and its step.
+type Line = (Map<String, Value>, u64);
+
+/// A metrics line, or why the line is not one. Blank lines are `Ok(None)`.
+fn parse_line(text: Result<&str, String>) -> Result<Option<Line>, String> {
+    let text = text?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let Value::Object(object) = value else { return Err("not a JSON object".into()) };
+    let step = object.get("step").and_then(Value::as_u64).ok_or("no integer `step`")?;
+    Ok(Some((object, step)))
+}
+
+/// The log's unreadable lines, counted once when it is opened.
+fn scan(path: &Path, file: &mut File) -> Result<Option<Unreadable>, RunLogError> {
+    let mut found: Option<Unreadable> = None;
+    for_each_line(path, file, |number, text| {
+        if let Err(why) = parse_line(text) {
+            match &mut found {
+                Some(found) => found.lines += 1,
+                None => found = Some(Unreadable { lines: 1, first: number, why }),
+            }
+        }
+    })?;
+    Ok(found)
 }
 
 /// Each metric's points `(step, value)` in the order they were logged, as
 /// the run that survived saw them: a `resumed` event at step S drops the
 /// points that the killed run logged after S (its checkpoint), like
-/// TensorBoard's SessionLog START. Null values and a torn last line (a kill
-/// mid-write) are skipped; any other unreadable line is an error.
+/// TensorBoard's SessionLog START. Null values are skipped, and so are
+/// lines that are not metrics lines (a torn last line, a line damaged by
+/// hand or by a disk): one bad line costs its own points, not the whole
+/// log's (a run says how many such lines it found when it reopens its log,
+/// [`MetricsLog::unreadable`]). The log is read as a stream, and only as
+/// the run's own regular file of at most [`MAX_METRICS_BYTES`]; anything
+/// else is one error.
 pub fn read_metrics(path: &Path) -> Result<BTreeMap<String, Vec<(u64, f64)>>, RunLogError> {
-    let text = std::fs::read_to_string(path).map_err(|e| RunLogError::io(path, e))?;
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut series: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        let value: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => break,
-            Err(e) => {
-                return Err(RunLogError::Metrics {
-                    path: path.display().to_string(),
-                    line: i + 1,
-                    message: e.to_string(),
-                })
-            }
-        };
-        let bad = |message: &str| RunLogError::Metrics {
+    let mut file = open_own_file(path, OpenOptions::new().read(true))?;
+    let len = file.metadata().map_err(|e| RunLogError::io(path, e))?.len();
+    if len > MAX_METRICS_BYTES {
+        return Err(RunLogError::NotOwnFile {
             path: path.display().to_string(),
-            line: i + 1,
-            message: message.to_string(),
-        };
-        let object = value.as_object().ok_or_else(|| bad("not a JSON object"))?;
-        let step = object.get("step").and_then(Value::as_u64).ok_or_else(|| bad("no integer `step`"))?;
+            message: format!("holds {len} bytes, past the {MAX_METRICS_BYTES} bytes a metrics log is read up to"),
+        });
+    }
+    let mut series: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
+    for_each_line(path, &mut file, |_, text| {
+        let Ok(Some((object, step))) = parse_line(text) else { return };
         if object.get("event").and_then(Value::as_str) == Some("resumed") {
             for points in series.values_mut() {
                 points.retain(|&(s, _)| s <= step);
             }
-            continue;
+            return;
         }
         for (name, v) in object {
             if let (false, Some(v)) = (name == "step", v.as_f64()) {
-                series.entry(name.clone()).or_default().push((step, v));
+                series.entry(name).or_default().push((step, v));
             }
         }
-    }
+    })?;
     Ok(series)
 }
 
@@ -171,9 +281,58 @@ mod tests {
         let series = read_metrics(&path).unwrap();
         assert_eq!(series["loss"], vec![(1, 1.0), (2, 2.0), (3, 3.0), (4, 40.0)]);
         assert!(!series.contains_key("bad"));
-        std::fs::write(&path, "{\"step\": 1}\nnot json\n{\"step\": 2}\n").unwrap();
-        let err = read_metrics(&path).unwrap_err().to_string();
-        assert!(err.contains("line 2"), "{err}");
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A damaged line in the middle of the log (by hand, by a disk) used to
+    /// fail every later read, and with it every resumed run's curves: it is
+    /// counted once when the log is reopened and skipped by readers, and
+    /// stays in the file.
+    #[test]
+    fn a_bad_line_in_the_middle_is_counted_kept_and_skipped() {
+        let path = std::env::temp_dir().join(format!("runlog-bad-line-{}.jsonl", std::process::id()));
+        let long = format!("{{\"step\": 3, \"loss\": \"{}\"}}\n", "x".repeat(MAX_METRICS_LINE + 10));
+        let text = format!("{{\"step\": 1, \"loss\": 1}}\nnot json\n[1]\n{long}\u{0}\n{{\"step\": 2, \"loss\": 2}}\n");
+        std::fs::write(&path, &text).unwrap();
+        let mut log = MetricsLog::append(&path).unwrap();
+        assert_eq!(log.torn(), None);
+        let bad = log.unreadable().unwrap().clone();
+        assert_eq!((bad.lines, bad.first), (4, 2), "{bad:?}");
+        log.write(4, &[("loss", 4.0)]).unwrap();
+        drop(log);
+        assert_eq!(read_metrics(&path).unwrap()["loss"], vec![(1, 1.0), (2, 2.0), (4, 4.0)]);
+        assert!(std::fs::read_to_string(&path).unwrap().starts_with(&text), "nothing written is lost");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// The log is the run's own file: a symbolic link in its place is
+    /// refused, and its target is neither truncated nor appended to; a
+    /// device (`/dev/zero`, which never ends) is refused before a byte is
+    /// read.
+    #[cfg(unix)]
+    #[test]
+    fn a_log_that_is_a_link_or_a_device_is_refused_and_left_alone() {
+        let dir = std::env::temp_dir().join(format!("runlog-metrics-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("precious.txt");
+        std::fs::write(&target, "precious, no newline").unwrap();
+        let link = dir.join("metrics.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        for err in [MetricsLog::append(&link).map(drop), read_metrics(&link).map(drop)] {
+            let err = err.unwrap_err().to_string();
+            assert!(err.contains("is a symbolic link") && !err.contains('\n'), "{err}");
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious, no newline");
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(read_metrics(&link).unwrap_err().to_string().contains("is a symbolic link"));
+        for device in ["/dev/zero", "/dev/null"] {
+            let err = read_metrics(Path::new(device)).unwrap_err().to_string();
+            assert!(err.contains("is not a regular file"), "{err}");
+            let err = MetricsLog::append(Path::new(device)).map(drop).unwrap_err().to_string();
+            assert!(err.contains("is not a regular file"), "{err}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
