@@ -63,6 +63,9 @@ fn rebase(series: &Series, axis: &BTreeMap<u64, f64>) -> Series {
 pub fn write_curves(dir: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> Result<PathBuf, TrainError> {
     let path = dir.join("curves.png");
     let partial = dir.join("curves.partial.png");
+    // A leftover (or a planted symlink) under the temporary name goes
+    // first: the picture is drawn into a file of its own, not through it.
+    let _ = std::fs::remove_file(&partial);
     draw_curves(&partial, title, x_desc, panels).map_err(|e| TrainError::Run(e.to_string()))?;
     std::fs::rename(&partial, &path)
         .map_err(|e| TrainError::Run(format!("cannot rename {}: {e}", partial.display())))?;

@@ -75,6 +75,18 @@ fn checkpoints_round_trip_and_refuse_mismatches() {
     save(&net, &meta, &path).unwrap();
     assert!(!dir.join("net.safetensors.partial").exists(), "no temporary file is left");
     assert_eq!(read_meta(&path).unwrap(), meta);
+    // A symlink planted under the temporary name is not written through.
+    let bystander = dir.join("bystander.txt");
+    std::fs::write(&bystander, "untouched").unwrap();
+    std::os::unix::fs::symlink(&bystander, dir.join("net.safetensors.partial")).unwrap();
+    save(&net, &meta, &path).unwrap();
+    assert_eq!(std::fs::read_to_string(&bystander).unwrap(), "untouched");
+    // The same network makes the same file, byte for byte, every time.
+    let first = std::fs::read(&path).unwrap();
+    for _ in 0..4 {
+        save(&net, &meta, &path).unwrap();
+        assert!(std::fs::read(&path).unwrap() == first, "a checkpoint's bytes changed between identical saves");
+    }
 
     let (planes, legal, _) = batch(layout, 2, 3);
     let before = infer(&net, layout, &planes, &legal, &dev).unwrap();

@@ -268,7 +268,12 @@ fn table_files_round_trip() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("t.safetensors");
     let net = random_net("lines2", 12, false);
+    // A symlink planted under the temporary name is not written through.
+    let bystander = dir.join("bystander.txt");
+    std::fs::write(&bystander, "untouched").unwrap();
+    std::os::unix::fs::symlink(&bystander, dir.join("t.safetensors.partial")).unwrap();
     net.save(&path, None).unwrap();
+    assert_eq!(std::fs::read_to_string(&bystander).unwrap(), "untouched");
     assert_eq!(NTupleNet::load(&path, None).unwrap(), net);
     std::fs::remove_dir_all(&dir).unwrap();
 }
