@@ -571,6 +571,88 @@ fn registrations() {
     });
 }
 
+/// Sizes that each pass alone but not together: every `KEY = N` line of the
+/// seed whose key is in `keys` gets a value near a bound, a power of two or
+/// a random number.
+fn with_random_products(rng: &mut Xoshiro256PlusPlus, seed: &[u8], keys: &[&str]) -> Vec<u8> {
+    const VALUES: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "3",
+        "19",
+        "20",
+        "21",
+        "256",
+        "65536",
+        "1000",
+        "10000000",
+        "10000001",
+        "4294967294",
+        "-1000",
+        "-0.0",
+        "1e9",
+        "200.0",
+    ];
+    let text = String::from_utf8_lossy(seed);
+    let mut out = String::new();
+    for line in text.lines() {
+        let key = line.split('=').next().unwrap_or("").trim();
+        if keys.contains(&key) && rng.random_range(0..10) < 7 {
+            let value = if rng.random_range(0..4) == 0 {
+                rng.random_range(0..100_000u64).to_string()
+            } else {
+                VALUES[rng.random_range(0..VALUES.len())].to_string()
+            };
+            out.push_str(&format!("{key} = {value}\n"));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.into_bytes()
+}
+
+/// Registrations and training configs whose sizes multiply: whatever a
+/// registration accepts has an even number of games in its range and a
+/// margin in its range, and whatever a training config accepts fits the
+/// machine's memory.
+#[test]
+fn registration_and_config_products() {
+    let registrations: Vec<Vec<u8>> = ["greedy-vs-random"]
+        .iter()
+        .map(|n| std::fs::read(repo(&format!("registrations/{n}.toml"))).unwrap())
+        .map(|t| String::from_utf8(t).unwrap().split("\n[[results]]").next().unwrap().as_bytes().to_vec())
+        .collect();
+    let path = scratch_file("products.toml");
+    let registry = stratego_learner::evaluate::players();
+    let mutator: Mutator = |rng, seed, _| with_random_products(rng, seed, &["games", "margin"]);
+    fuzz_with("registration-products", 1517, &registrations, mutator, |b| {
+        std::fs::write(&path, b).unwrap();
+        let prepared = stratego_evaluation::registration::prepare(&path, &registry).map_err(|e| e.to_string())?;
+        let games = prepared.registration.games;
+        assert!((20..=10_000_000).contains(&games) && games % 2 == 0, "accepted games = {games}");
+        if let stratego_evaluation::registration::DecisionRule::EloInterval { margin } = prepared.registration.decision
+        {
+            assert!((0.0..=1000.0).contains(&margin), "accepted margin = {margin}");
+        }
+        Ok(())
+    });
+    let configs = vec![std::fs::read(repo("configs/smoke.toml")).unwrap()];
+    let mutator: Mutator = |rng, seed, _| {
+        with_random_products(rng, seed, &["actors", "games_per_actor", "max_inference_batch", "minibatch", "batch"])
+    };
+    let memory = stratego_learner::config::physical_memory();
+    fuzz_with("config-products", 1518, &configs, mutator, |b| {
+        let config = stratego_learner::TrainConfig::parse(&text(b)).map_err(|e| e.to_string())?;
+        let total: u64 = config.memory_parts().iter().map(|(_, bytes)| bytes).sum();
+        if let Some(memory) = memory {
+            assert!(total <= memory, "accepted buffers of {total} bytes on a machine of {memory}");
+        }
+        Ok(())
+    });
+}
+
 #[test]
 fn ucc_referee_sessions() {
     use stratego_evaluation::ucc;

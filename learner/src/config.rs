@@ -438,7 +438,7 @@ pub(crate) fn first_difference(a: &str, b: &str) -> String {
 }
 
 /// The machine's memory in bytes (`MemTotal` of /proc/meminfo), where known.
-fn physical_memory() -> Option<u64> {
+pub fn physical_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
