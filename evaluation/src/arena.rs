@@ -330,7 +330,9 @@ pub fn play_match(
         games.iter().for_each(on_game);
         Ok::<_, ArenaError>(games)
     };
-    let mut games: Vec<GameResult> = Vec::with_capacity(config.games as usize);
+    // Reserved for a first stretch only: a match of billions of games (or one
+    // an SPRT stops early) must not claim their memory before its first game.
+    let mut games: Vec<GameResult> = Vec::with_capacity((config.games as usize).min(4096));
     let mut decision = config.sprt.map(|_| SprtDecision::Continue);
     match config.sprt {
         None => {

@@ -140,10 +140,19 @@ impl NTupleRun {
         let config = NTupleConfig::load(&dir.config_path())?;
         let all = checkpoints(root, CHECKPOINT_STEM, CHECKPOINT_EXT)?;
         if all.is_empty() {
-            return Err(TrainError::Run(format!(
-                "{} has no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) to resume from",
+            // What a start that ran out of room (or was killed) before its
+            // first checkpoint leaves: the config and nothing to resume. It
+            // can be neither restarted (the directory is taken) nor resumed,
+            // unless resuming starts it over from the untrained tables,
+            // which is exactly what the start would have written.
+            crate::say(&format!(
+                "{}: no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) yet: starting from the untrained tables",
                 root.display()
-            )));
+            ));
+            let net = config.train_config().map_err(TrainError::Config)?.fresh_net().map_err(TrainError::Config)?;
+            let run = NTupleRun::start(dir, config, net, false)?;
+            run.checkpoint()?;
+            return Ok(run);
         }
         let rules = config.rules.ruleset().map_err(TrainError::Config)?;
         // The newest checkpoint that loads (its checksum included); a
@@ -424,14 +433,19 @@ mod tests {
         assert!(steps("td/error").ends_with(&[6, 8, 10, 12]), "{:?}", steps("td/error"));
         assert!(steps("eval/score").ends_with(&[8, 12]), "{:?}", steps("eval/score"));
 
-        // A taken directory is refused; resuming needs a checkpoint.
+        // A taken directory is refused. A start cut off before its first
+        // checkpoint (a full disk) left only its config: resuming it starts
+        // over and trains the same tables.
         let taken = NTupleRun::create(&parts, tiny()).err().unwrap().to_string();
         assert!(taken.contains("already exists"), "{taken}");
         let bare_dir = dir.join("no-checkpoint");
         std::fs::create_dir_all(&bare_dir).unwrap();
         std::fs::copy(parts.join("config.toml"), bare_dir.join("config.toml")).unwrap();
-        let none = NTupleRun::resume(&bare_dir).err().unwrap().to_string();
-        assert!(none.contains("has no checkpoint"), "{none}");
+        let restarted = NTupleRun::resume(&bare_dir).unwrap();
+        assert_eq!(restarted.start_games(), 0);
+        assert!(bare_dir.join(checkpoint_name(CHECKPOINT_STEM, 0, CHECKPOINT_EXT)).exists());
+        restarted.train(&options).unwrap();
+        assert_eq!(weights(&bare_dir.join(FINAL_TABLES)), weights(tables));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
