@@ -12,12 +12,12 @@ use stratego_baselines::expectimax::ExpectimaxConfig;
 use stratego_baselines::values::value;
 use stratego_engine::{Color, EndReason, PieceType};
 use stratego_evaluation::arena::{
-    play_match, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode,
+    play_match_streaming, ArenaError, GameResult, MatchConfig, SelfRestriction, SetupMode,
 };
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
-use stratego_evaluation::report::{check_output_dir, write_match, write_output_dir, MatchSummary};
+use stratego_evaluation::report::{check_output_dir, write_output_dir, MatchSummary, StreamedOutput};
 use stratego_evaluation::stats::Sprt;
 use stratego_players::player::rules_note;
 use stratego_players::PlayerFactory;
@@ -234,9 +234,18 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     };
     let known = sprt.is_none() || settings.out.is_some();
     let dir = if known { Some(settings.output_dir(&name(u64::from(config.games)))?) } else { None };
+    // The records go to disk as the games end (`<dir>.partial/`, named
+    // when whole): a match of millions of games keeps none in memory.
+    let staging = dir.clone().unwrap_or_else(|| Path::new("runs").join(name(u64::from(config.games))));
+    let streamed = StreamedOutput::start(&staging)?;
     let progress = Progress::new("arena", config.games as u64);
-    let result =
-        settings.with_threads(|| play_match(a.as_ref(), b.as_ref(), &config, &|g| progress.game("A", g)))??;
+    let caps = CapReport::default();
+    let on_game = |g: &GameResult| {
+        progress.game("A", g);
+        caps.note(g);
+    };
+    let sink = |g: &GameResult| streamed.record(g);
+    let result = settings.with_threads(|| play_match_streaming(a.as_ref(), b.as_ref(), &config, &on_game, &sink))??;
     progress.bar.finish_and_clear();
     let summary = MatchSummary::of(&result);
     let dir = match dir.map_or_else(|| settings.output_dir(&name(result.games.len() as u64)), Ok) {
@@ -247,11 +256,11 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
             return Err(e);
         }
     };
-    let results = write_output_dir(&dir, settings.overwrite, |dir| write_match(dir, &result, &summary))?;
+    let results = streamed.finish(&dir, settings.overwrite, &result, &summary)?;
     writeln!(out, "rules {} (id {}), seed {}, setups {}", config.rules, config.rules.id(), config.seed, config.setups)
         .map_err(output)?;
     write!(out, "{}", summary.to_text()).map_err(output)?;
-    writeln!(out, "{}", cap_report(&result)?).map_err(output)?;
+    writeln!(out, "{}", caps.line(result.games.len())?).map_err(output)?;
     writeln!(
         out,
         "results: {}\nrecords: {} ({} games)",
@@ -264,37 +273,60 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
 }
 
 /// The games a cap ended, and who was ahead on material then: a player
-/// that is ahead should win rather than shuffle into the cap (issue 16,
-/// EVALUATION.md). Material is the true value of the pieces left
-/// (`stratego_baselines::values`, the Flag left out).
-fn cap_report(result: &MatchResult) -> Result<String, CliError> {
-    let (mut capped, mut a_ahead, mut b_ahead) = (0usize, 0usize, 0usize);
-    for game in &result.games {
+/// that is ahead should win rather than shuffle into the cap
+/// (EVALUATION.md). Material is the true value of the pieces left
+/// (`stratego_baselines::values`, the Flag left out). Counted as each game
+/// ends, while its record is at hand.
+#[derive(Default)]
+struct CapReport {
+    capped: AtomicU64,
+    a_ahead: AtomicU64,
+    b_ahead: AtomicU64,
+    error: std::sync::Mutex<Option<String>>,
+}
+
+impl CapReport {
+    fn note(&self, game: &GameResult) {
         if !matches!(game.outcome.reason, EndReason::PlyCap | EndReason::BattlelessCap) {
-            continue;
+            return;
         }
-        capped += 1;
-        let state = game.record.replay().map_err(|e| format!("game {}: {e}", game.index))?;
+        self.capped.fetch_add(1, Ordering::Relaxed);
+        let Some(record) = &game.record else { return };
+        let state = match record.replay() {
+            Ok(state) => state,
+            Err(e) => {
+                if let Ok(mut first) = self.error.lock() {
+                    first.get_or_insert(format!("game {}: {e}", game.index));
+                }
+                return;
+            }
+        };
         let material = |side: Color| -> f64 {
             let pieces = state.board().pieces().filter(|(_, p)| p.color == side && p.kind != PieceType::Flag);
             pieces.map(|(_, p)| value(p.kind)).sum()
         };
         let a = if game.a_is_red { Color::Red } else { Color::Blue };
         match material(a).total_cmp(&material(a.opponent())) {
-            std::cmp::Ordering::Greater => a_ahead += 1,
-            std::cmp::Ordering::Less => b_ahead += 1,
-            std::cmp::Ordering::Equal => {}
-        }
+            std::cmp::Ordering::Greater => self.a_ahead.fetch_add(1, Ordering::Relaxed),
+            std::cmp::Ordering::Less => self.b_ahead.fetch_add(1, Ordering::Relaxed),
+            std::cmp::Ordering::Equal => 0,
+        };
     }
-    let games = result.games.len().max(1) as f64;
-    let share = |n: usize| 100.0 * n as f64 / games;
-    Ok(format!(
-        "games ended at a cap: {capped} of {}; A ahead on material in {a_ahead} ({:.1} % of the games), B ahead in \
-         {b_ahead} ({:.1} %)",
-        result.games.len(),
-        share(a_ahead),
-        share(b_ahead)
-    ))
+
+    fn line(&self, games: usize) -> Result<String, CliError> {
+        if let Some(e) = self.error.lock().ok().and_then(|e| e.clone()) {
+            return Err(e.into());
+        }
+        let (capped, a_ahead, b_ahead) =
+            [&self.capped, &self.a_ahead, &self.b_ahead].map(|n| n.load(Ordering::Relaxed)).into();
+        let share = |n: u64| 100.0 * n as f64 / games.max(1) as f64;
+        Ok(format!(
+            "games ended at a cap: {capped} of {games}; A ahead on material in {a_ahead} ({:.1} % of the games), B \
+             ahead in {b_ahead} ({:.1} %)",
+            share(a_ahead),
+            share(b_ahead)
+        ))
+    }
 }
 
 pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {

@@ -145,6 +145,9 @@ pub enum ArenaError {
     IllegalMove { player: String, mv: String, ply: u32, game: u32, why: String },
     #[error("player `{player}` could not choose a move at ply {ply} of game {game}: {source}")]
     NoMove { player: String, ply: u32, game: u32, source: stratego_players::PlayerError },
+    /// The place a streamed match writes its records to refused one.
+    #[error("cannot keep the record of game {game}: {why}")]
+    Record { game: u32, why: String },
 }
 
 /// One finished game.
@@ -156,7 +159,9 @@ pub struct GameResult {
     pub a_is_red: bool,
     pub outcome: Outcome,
     pub plies: u32,
-    pub record: GameRecord,
+    /// The game's record; `None` after `play_match_streaming`, which hands
+    /// it to its sink as the game ends instead of keeping it.
+    pub record: Option<GameRecord>,
 }
 
 impl GameResult {
@@ -305,7 +310,7 @@ fn play_pair(
         };
         let record = play_game(config.rules, [red_setup, blue_setup], players, rngs, seats, index)?;
         let outcome = record.result.expect("a finished game has a result");
-        Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record })
+        Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record: Some(record) })
     };
     Ok([play(0)?, play(1)?])
 }
@@ -318,6 +323,33 @@ pub fn play_match(
     config: &MatchConfig,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<MatchResult, ArenaError> {
+    play(a, b, config, on_game, None)
+}
+
+/// Where a streamed match puts each game's record as the game ends (a file
+/// in its output directory); an `Err` stops the match.
+pub type RecordSink<'a> = &'a (dyn Fn(&GameResult) -> Result<(), String> + Sync);
+
+/// `play_match`, handing every game's record to `sink` (after `on_game`)
+/// instead of keeping it: the results keep `record: None`, so a match of
+/// millions of games holds a few bytes per game, not its moves.
+pub fn play_match_streaming(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+    sink: RecordSink<'_>,
+) -> Result<MatchResult, ArenaError> {
+    play(a, b, config, on_game, Some(sink))
+}
+
+fn play(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+    sink: Option<RecordSink<'_>>,
+) -> Result<MatchResult, ArenaError> {
     if config.games == 0 || config.games % 2 == 1 {
         return Err(ArenaError::OddGames(config.games));
     }
@@ -325,9 +357,24 @@ pub fn play_match(
         factory.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: factory.name(), why })?;
     }
     let pairs = config.games / 2;
+    // A game's record goes to the sink once the game is part of the
+    // result: at once without an SPRT; with one, as its batch's pairs are
+    // counted (pairs past the stopping point are played, then dropped).
+    let hand_over = |game: &mut GameResult| -> Result<(), ArenaError> {
+        if let Some(sink) = sink {
+            sink(game).map_err(|why| ArenaError::Record { game: game.index, why })?;
+            game.record = None;
+        }
+        Ok(())
+    };
     let run_pair = |p: u32| {
-        let games = play_pair(a, b, config, p)?;
-        games.iter().for_each(on_game);
+        let mut games = play_pair(a, b, config, p)?;
+        for game in &mut games {
+            on_game(game);
+            if config.sprt.is_none() {
+                hand_over(game)?;
+            }
+        }
         Ok::<_, ArenaError>(games)
     };
     // Reserved for a first stretch only: a match of billions of games (or one
@@ -347,8 +394,9 @@ pub fn play_match(
                 let end = (next + batch).min(pairs);
                 let played: Vec<[GameResult; 2]> =
                     (next..end).into_par_iter().map(run_pair).collect::<Result<_, _>>()?;
-                for pair in played {
+                for mut pair in played {
                     results.add((2.0 * (pair[0].a_points() + pair[1].a_points())) as u8);
+                    pair.iter_mut().try_for_each(hand_over)?;
                     games.extend(pair);
                     let d = sprt.decide(&results);
                     decision = Some(d);

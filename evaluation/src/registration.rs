@@ -27,10 +27,12 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use stratego_engine::Ruleset;
 
-use crate::arena::{play_match, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode};
+use crate::arena::{
+    play_match_streaming, ArenaError, GameResult, MatchConfig, MatchResult, SelfRestriction, SetupMode,
+};
 use stratego_players::{PlayerFactory, Registry, SpecError};
 
-use crate::report::{write_match, MatchSummary, OutputError};
+use crate::report::{MatchSummary, OutputError, StreamedOutput};
 use crate::stats::{Sprt, SprtDecision};
 
 /// How a registration decides.
@@ -295,17 +297,18 @@ pub fn run(
     if output.exists() {
         return Err(RegistrationError::OutputExists(output, prepared.path.clone()));
     }
-    let result = play_match(prepared.a.as_ref(), prepared.b.as_ref(), &prepared.config, on_game)?;
+    // The records go to `run-K.partial/` as the games end (a long match
+    // keeps none in memory); the directory takes its name when whole, and a
+    // match that fails removes it, leaving nothing to block a rerun.
+    let streamed = StreamedOutput::start(&output)?;
+    let sink = |g: &GameResult| streamed.record(g);
+    let (a, b) = (prepared.a.as_ref(), prepared.b.as_ref());
+    let result = play_match_streaming(a, b, &prepared.config, on_game, &sink)?;
     let summary = MatchSummary::of(&result);
-    // Made only now: a match that fails leaves no directory to block a rerun.
-    // `create_dir` is the claim: of two registrations with one stem under
-    // one root, only one makes `run-K`.
-    let made = std::fs::create_dir_all(&parent).and_then(|()| std::fs::create_dir(&output));
-    made.map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => RegistrationError::OutputExists(output.clone(), prepared.path.clone()),
-        _ => OutputError::Io { path: output.clone(), why: e.to_string() }.into(),
+    streamed.finish(&output, false, &result, &summary).map_err(|e| match e {
+        OutputError::Exists(dir) => RegistrationError::OutputExists(dir, prepared.path.clone()),
+        other => other.into(),
     })?;
-    write_match(&output, &result, &summary)?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let logged = LoggedResult {
         run,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::arena::{MatchResult, SetupMode};
+use crate::arena::{GameResult, MatchResult, SetupMode};
 use crate::stats::{Pentanomial, Sprt, SprtDecision};
 
 /// The numbers of a match, from A's side.
@@ -262,9 +262,9 @@ fn foreign_entry(dir: &Path) -> Option<String> {
                     for record in records {
                         let record = record.map_err(|_| path.clone())?;
                         let file = record.file_name().to_string_lossy().into_owned();
-                        let is_record = file.len() == 9
-                            && file.ends_with(".txt")
-                            && file[..5].bytes().all(|b| b.is_ascii_digit())
+                        let digits = file.strip_suffix(".txt").unwrap_or("");
+                        let is_record = digits.len() >= 5
+                            && digits.bytes().all(|b| b.is_ascii_digit())
                             && record.file_type().is_ok_and(|t| t.is_file());
                         if !is_record {
                             return Err(format!("{path}/{file}"));
@@ -298,9 +298,87 @@ pub fn write_match(dir: &Path, result: &MatchResult, summary: &MatchSummary) -> 
     let games_dir = dir.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
     for g in &result.games {
-        let path = dir.join(record_path(g.index));
-        std::fs::write(&path, g.record.to_text()).map_err(io(&path))?;
+        write_record(dir, g)?;
     }
+    write_results(dir, result, summary)
+}
+
+/// Writes a game's record into `dir/games/` (nothing for a game whose
+/// record went to a sink already).
+fn write_record(dir: &Path, g: &GameResult) -> Result<(), OutputError> {
+    let Some(record) = &g.record else { return Ok(()) };
+    let path = dir.join(record_path(g.index));
+    std::fs::write(&path, record.to_text()).map_err(io(&path))
+}
+
+/// A match's output written while the match is played
+/// (`play_match_streaming`): each record goes into `<dir>.partial/games/`
+/// as its game ends, `results.json` last, and the directory takes its name
+/// only when whole (`finish`). Dropped unfinished (the match failed), it
+/// removes what it wrote, so nothing blocks a rerun.
+pub struct StreamedOutput {
+    staging: PathBuf,
+    finished: bool,
+}
+
+impl StreamedOutput {
+    /// Starts the output that `finish` will move to `dir`. A leftover
+    /// `<dir>.partial` of a killed match is replaced; anything else there
+    /// is refused.
+    pub fn start(dir: &Path) -> Result<StreamedOutput, OutputError> {
+        let mut staging = dir.as_os_str().to_owned();
+        staging.push(".partial");
+        let staging = PathBuf::from(staging);
+        if staging.symlink_metadata().is_ok() {
+            if let Some(stranger) = foreign_entry(&staging) {
+                return Err(OutputError::NotOurs(staging, stranger));
+            }
+            std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
+        }
+        let games = staging.join("games");
+        std::fs::create_dir_all(&games).map_err(io(&games))?;
+        Ok(StreamedOutput { staging, finished: false })
+    }
+
+    /// The record sink of `play_match_streaming`.
+    pub fn record(&self, g: &GameResult) -> Result<(), String> {
+        write_record(&self.staging, g).map_err(|e| e.to_string())
+    }
+
+    /// Writes `results.json` and gives the directory its name `dir`,
+    /// replacing an earlier match's output there when `replace`. Returns
+    /// the path of `results.json`.
+    pub fn finish(
+        mut self,
+        dir: &Path,
+        replace: bool,
+        result: &MatchResult,
+        summary: &MatchSummary,
+    ) -> Result<PathBuf, OutputError> {
+        write_results(&self.staging, result, summary)?;
+        check_output_dir(dir, replace)?;
+        if dir.symlink_metadata().is_ok() {
+            std::fs::remove_dir_all(dir).map_err(io(dir))?;
+        }
+        if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::rename(&self.staging, dir).map_err(io(dir))?;
+        self.finished = true;
+        Ok(dir.join("results.json"))
+    }
+}
+
+impl Drop for StreamedOutput {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+/// Writes `results.json` into `dir`.
+fn write_results(dir: &Path, result: &MatchResult, summary: &MatchSummary) -> Result<PathBuf, OutputError> {
     let file = ResultsFile {
         format: "stratego-arena-results v1",
         a: &result.a,

@@ -45,14 +45,14 @@ fn pairs_share_their_setups_and_swap_the_seats() {
     for pair in swap.games.chunks(2) {
         assert!(pair[0].a_is_red && !pair[1].a_is_red);
         // swap: the setups stay with the seats, the players change seats.
-        assert_eq!(pair[0].record.red, pair[1].record.red);
-        assert_eq!(pair[0].record.blue, pair[1].record.blue);
+        assert_eq!(pair[0].record.as_ref().unwrap().red, pair[1].record.as_ref().unwrap().red);
+        assert_eq!(pair[0].record.as_ref().unwrap().blue, pair[1].record.as_ref().unwrap().blue);
     }
     let own = play("random", "greedy:setup=handcrafted", &MatchConfig { setups: SetupMode::Own, ..config(8, 3) }, 2);
     for pair in own.games.chunks(2) {
         // own: each player keeps its setup in both games.
-        assert_eq!(pair[0].record.red, pair[1].record.blue);
-        assert_eq!(pair[0].record.blue, pair[1].record.red);
+        assert_eq!(pair[0].record.as_ref().unwrap().red, pair[1].record.as_ref().unwrap().blue);
+        assert_eq!(pair[0].record.as_ref().unwrap().blue, pair[1].record.as_ref().unwrap().red);
     }
 }
 
@@ -60,7 +60,7 @@ fn pairs_share_their_setups_and_swap_the_seats() {
 fn every_record_replays_to_its_result() {
     let result = play("greedy", "random", &config(10, 9), 2);
     for g in &result.games {
-        let parsed = GameRecord::parse(&g.record.to_text()).unwrap();
+        let parsed = GameRecord::parse(&g.record.as_ref().unwrap().to_text()).unwrap();
         let state = parsed.replay().unwrap();
         assert_eq!(state.outcome(), Some(g.outcome));
         assert_eq!(state.history().len() as u32, g.plies);
@@ -137,4 +137,34 @@ fn the_summary_counts_wins_draws_and_losses_from_a_side() {
     assert_eq!(s.wins_by_reason.values().sum::<u32>() + s.draws_by_reason.values().sum::<u32>(), 20);
     assert!(s.score > 0.6, "greedy beats random: {}", s.score);
     assert!(s.to_text().contains("elo (A - B)"));
+}
+
+/// A streamed match hands every record to its sink as the game ends and
+/// keeps none (a long match grew by the records it kept, about 1.3 MB/s);
+/// the records are those the kept match has, and a sink that fails stops
+/// the match with an error naming the game.
+#[test]
+fn a_streamed_match_keeps_no_records_and_hands_over_every_one() {
+    let c = config(10, 9);
+    let kept = play("greedy", "random", &c, 2);
+    let (a, b) = (factory("greedy").unwrap(), factory("random").unwrap());
+    let sunk = std::sync::Mutex::new(Vec::new());
+    let sink = |g: &stratego_evaluation::arena::GameResult| {
+        sunk.lock().unwrap().push((g.index, g.record.clone().unwrap()));
+        Ok(())
+    };
+    let streamed =
+        stratego_evaluation::arena::play_match_streaming(a.as_ref(), b.as_ref(), &c, &|_| {}, &sink).unwrap();
+    assert!(streamed.games.iter().all(|g| g.record.is_none()));
+    let mut sunk = sunk.into_inner().unwrap();
+    sunk.sort_by_key(|(i, _)| *i);
+    let records: Vec<GameRecord> = kept.games.iter().map(|g| g.record.clone().unwrap()).collect();
+    assert_eq!(sunk.into_iter().map(|(_, r)| r).collect::<Vec<_>>(), records);
+    let results = |m: &MatchResult| m.games.iter().map(|g| (g.index, g.outcome, g.plies)).collect::<Vec<_>>();
+    assert_eq!(results(&streamed), results(&kept));
+
+    let failing = |_: &stratego_evaluation::arena::GameResult| Err("No space left on device".to_string());
+    let err =
+        stratego_evaluation::arena::play_match_streaming(a.as_ref(), b.as_ref(), &c, &|_| {}, &failing).unwrap_err();
+    assert!(matches!(err, ArenaError::Record { .. }) && err.to_string().contains("No space left"), "{err}");
 }

@@ -85,7 +85,7 @@ fn ntuple_players_play_legal_games_and_refuse_other_rules() {
     let result = play_match(a.as_ref(), b.as_ref(), &config, &|_| {}).unwrap();
     assert_eq!(result.games.len(), 4);
     for game in &result.games {
-        game.record.replay().unwrap();
+        game.record.as_ref().unwrap().replay().unwrap();
     }
     // The arena checks the ruleset before the first game.
     let classic = MatchConfig { rules: Ruleset::classic(), ..config };

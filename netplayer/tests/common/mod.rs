@@ -77,5 +77,9 @@ pub fn short_match(a: &dyn PlayerFactory, b: &dyn PlayerFactory, rules: Ruleset,
 
 /// Games as comparable text: every record and result.
 pub fn transcript(result: &MatchResult) -> Vec<String> {
-    result.games.iter().map(|g| format!("{} {:?} {:?}", g.a_is_red, g.outcome, g.record.moves)).collect()
+    result
+        .games
+        .iter()
+        .map(|g| format!("{} {:?} {:?}", g.a_is_red, g.outcome, g.record.as_ref().map(|r| &r.moves)))
+        .collect()
 }
