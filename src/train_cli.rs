@@ -56,16 +56,14 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
         config.run.iterations = config.run.iterations.min(at.saturating_add(n));
     }
     writeln!(out, "run: {}", run.root().display()).map_err(output)?;
-    if resume {
-        if at >= config.run.iterations {
-            writeln!(
-                out,
-                "already at {at}/{} iterations; pass --iterations N (more than {at}) to train further",
-                config.run.iterations
-            )
-            .map_err(output)?;
-            return Ok(());
-        }
+    if resume && at >= config.run.iterations {
+        writeln!(
+            out,
+            "already at {at}/{} iterations; pass --iterations N (more than {at}) to train further",
+            config.run.iterations
+        )
+        .map_err(output)?;
+        return Ok(());
     }
     let root = run.root().to_path_buf();
     let options = TrainOptions { device: args.device, progress: true };

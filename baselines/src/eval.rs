@@ -481,7 +481,7 @@ mod tests {
             let (red, blue) = (Setup::random(rules.piece_set, &mut rng), Setup::random(rules.piece_set, &mut rng));
             let mut s = State::from_setups(rules, &red, &blue).unwrap();
             while !s.is_terminal() && s.ply() < 300 {
-                if s.ply() % 10 == 0 {
+                if s.ply().is_multiple_of(10) {
                     let history = public_history(&s);
                     let material = terms(&s, s.to_move()).material;
                     let view = crate::press::view_lead(&InfoView::new(&s, &history));

@@ -35,6 +35,9 @@ use stratego_runlog::atomic_write;
 use crate::config::TrainConfig;
 use crate::TrainError;
 
+/// A checkpoint found in the run: its iteration and its directory.
+pub type Found = (u64, PathBuf);
+
 /// Where training stands; saved with every checkpoint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Counters {
@@ -258,7 +261,7 @@ impl RunDir {
     /// The newest complete checkpoint that verifies, and a line for each
     /// newer one that does not (said by `latest_verified`; a caller that
     /// only asks how far the run got stays quiet).
-    pub fn newest_verifying(&self) -> Result<(Option<(u64, PathBuf)>, Vec<String>), TrainError> {
+    pub fn newest_verifying(&self) -> Result<(Option<Found>, Vec<String>), TrainError> {
         let mut skipped = Vec::new();
         for (step, dir) in self.checkpoint_dirs()?.into_iter().rev() {
             match verify_checkpoint(&dir) {
