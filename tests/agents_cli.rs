@@ -401,7 +401,7 @@ fn ucc_bot_sets_up_moves_and_quits_on_the_referees_word() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 16, point 3: n-tuple tables trained under the classic rules used
+/// N-tuple tables trained under the classic rules used
 /// to exit before sending a setup, since the referee's rules differ. Now the
 /// bot plays, saying in one stderr line that it keeps its own progress rules.
 #[test]

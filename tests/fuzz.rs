@@ -3,7 +3,7 @@
 //! each with a value or an error, never a panic, a hang or an abort; every
 //! rejection is one line of text (the command line prints it as
 //! `error: ...`). The corpora start from valid inputs and from the cases
-//! issue 15 reported (NaN and huge weights, absurd sizes, truncated files),
+//! reported against earlier versions (NaN and huge weights, absurd sizes, truncated files),
 //! which stay here as regression seeds. docs/RELIABILITY.md lists what is
 //! promised and which test proves it.
 //!
@@ -327,7 +327,7 @@ fn training_configs() {
         .iter()
         .map(|n| std::fs::read(repo(&format!("configs/{n}.toml"))).unwrap())
         .collect();
-    // Issue 15's cases: sizes that never finish, a truncated file.
+    // Reported cases: sizes that never finish, a truncated file.
     seeds.push(b"[learner]\nsamples_per_iteration = 4611686018427387904\n".to_vec());
     seeds.push(b"[selfplay]\ngames_per_actor = 100000\n".to_vec());
     seeds.push(b"[run]\nseed = 1\niterations = 12\n[game]\nrules = \"stratego-rules".to_vec());

@@ -285,7 +285,7 @@ mod tests {
         assert_eq!((config.depth, config.nodes), (2, 500));
     }
 
-    /// Issue 16: in timed play the clock decides the depth unless the spec
+    /// In timed play the clock decides the depth unless the spec
     /// names a depth or a node budget (the reproducible fixed-size search).
     #[test]
     fn a_clock_lifts_the_caps_a_spec_did_not_name() {

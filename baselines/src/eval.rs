@@ -17,7 +17,7 @@
 //!   contact first gets the first chances at the enemy's unmoved pieces (with
 //!   random setups, often the Flag).
 //!
-//! - **press** (`evaluate_pressing`, issue 16; the rules of it in
+//! - **press** (`evaluate_pressing`; the rules of it in
 //!   [`press`](crate::press)): when the player is ahead on material by at
 //!   least `PRESS_LEAD`, a bonus for turning the lead into a win instead of
 //!   keeping it: each of its movable pieces gains `PRESS_WEIGHT` per square

@@ -1,4 +1,4 @@
-//! Pressing when ahead (issue 16): one room for the players that press.
+//! Pressing when ahead: one room for the players that press.
 //!
 //! Where a referee applies neither the two-square nor the more-squares rule,
 //! a player that is ahead on material and finds no move better than keeping

@@ -4,8 +4,7 @@
 //!
 //! Referees outside the lab often apply neither rule. A player that keeps to
 //! them anyway cannot shuffle one piece back and forth for ever, which is
-//! how games against such referees used to run into the turn cap
-//! (issue 16). The rules are public-information rules: they depend on the
+//! how games against such referees used to run into the turn cap. The rules are public-information rules: they depend on the
 //! moves, the squares and whether battles happened, never on hidden
 //! identities, so a player may track them from what it sees.
 //!

@@ -75,7 +75,8 @@ pub struct MatchConfig {
     pub self_restriction: SelfRestriction,
 }
 
-/// Which players of a match keep to their own progress rules (issue 16).
+/// Which players of a match keep to their own progress rules (a bot of an
+/// outside field keeps none).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum SelfRestriction {
     /// Both: the default.

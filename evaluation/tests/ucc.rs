@@ -95,7 +95,7 @@ fn whole_games_as_either_colour_with_only_legal_moves_and_a_record_per_move() {
     let _ = std::fs::remove_file(&record);
 }
 
-/// Issue 16, points 1 and 3: n-tuple tables trained under the lab's rules
+/// N-tuple tables trained under the lab's rules
 /// play the referee's (no progress rules, no caps) instead of being
 /// refused, and the bot holds its own moves to the progress rules it was
 /// trained under, while the opponent moves by the referee's rules.

@@ -26,6 +26,13 @@ pub struct Sample {
     pub result: u8,
 }
 
+/// The staleness rule, the one place it is written: a decision whose
+/// policy is more than `max_staleness` versions older than the learner's
+/// `version` is not learnt from.
+pub(crate) fn is_stale(decision_version: u64, version: u64, max_staleness: u64) -> bool {
+    decision_version.saturating_add(max_staleness) < version
+}
+
 /// How many decisions an iteration saw and kept.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Selection {
@@ -55,7 +62,7 @@ pub fn select(
             let result = result_index(&game.outcome, player) as u8;
             for (i, decision) in mine.iter().enumerate() {
                 selection.decisions += 1;
-                if decision.version + max_staleness < version {
+                if is_stale(decision.version, version, max_staleness) {
                     selection.stale += 1;
                     continue;
                 }

@@ -47,7 +47,7 @@ use crate::diagnostics::{
 use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
-use crate::samples::{encode, minibatches, select};
+use crate::samples::{encode, is_stale, minibatches, select};
 use crate::step::{optimizer, sgd_step};
 use crate::weights::update_average;
 use crate::TrainError;
@@ -143,7 +143,7 @@ fn collect(
             Err(RecvTimeoutError::Disconnected) => return Err(TrainError::Data("every actor stopped".into())),
         };
         waiting = Instant::now();
-        decisions += game.decisions.iter().filter(|d| d.version + max_staleness >= version).count();
+        decisions += game.decisions.iter().filter(|d| !is_stale(d.version, version, max_staleness)).count();
         got.push(game);
     }
     Ok(got)

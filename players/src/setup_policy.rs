@@ -16,7 +16,7 @@
 //! the training runs) replays from its seed; it can wall a movable piece in
 //! behind its own Bombs (9.7 % of classic draws, 12.8 % of uniform random
 //! setups). `handcrafted-v2` discards every draw in which a movable piece is
-//! walled in ([`walled_in`]) and draws again (issue 16): use it for play
+//! walled in ([`walled_in`]) and draws again: use it for play
 //! outside the lab.
 
 use std::fmt;
@@ -254,7 +254,7 @@ mod tests {
         }
     }
 
-    /// Issue 16: General, Spy and Captain boxed into a back corner by their
+    /// General, Spy and Captain boxed into a back corner by their
     /// own Bombs. No `handcrafted-v2` setup walls a movable piece in, over
     /// 100,000 draws of each army; the first version still does, and is
     /// otherwise the same draw.

@@ -434,7 +434,7 @@ fn a_table_file_changed_after_writing_fails_its_checksum() {
     assert_eq!(NTupleNet::from_bytes(&unsummed, None).unwrap(), net);
 }
 
-/// The press (issue 16): ahead in a stalled game under rules without the
+/// The press: ahead in a stalled game under rules without the
 /// lab's progress rules, the afterstate player steps towards the enemy's
 /// hidden pieces where its tables see no difference; with `press=off`, or
 /// under the lab's rules with `press=auto`, it plays as it always did.

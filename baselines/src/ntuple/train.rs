@@ -95,7 +95,7 @@ pub enum TrainSetups {
     /// The handcrafted recipe (`setup_policy`), first version: every
     /// recorded run replays with it.
     Handcrafted,
-    /// The handcrafted recipe that never walls a piece in (issue 16).
+    /// The handcrafted recipe that never walls a piece in.
     HandcraftedV2,
     /// Each side draws uniform random or handcrafted (first version), with
     /// even odds.
