@@ -228,8 +228,16 @@ impl RunDir {
     /// truncated or edited file would otherwise change the run silently,
     /// its missing keys taking the defaults).
     pub fn check_config(&self, checkpoint: &Path) -> Result<(), TrainError> {
-        let then = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG))
+        let written = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG))
             .map_err(|e| run_error(checkpoint, format!("{CHECKPOINT_CONFIG}: {e}")))?;
+        // Resolved again with today's defaults, as the run's config.toml is:
+        // a key added to the config since the checkpoint was written takes
+        // its default on both sides and does not stop the resume; a value
+        // that differs does. (Comparing the texts as written refused every
+        // existing run once a key was added.)
+        let then = toml::from_str::<TrainConfig>(&written)
+            .map_err(|e| run_error(checkpoint, format!("{CHECKPOINT_CONFIG}: {e}")))?
+            .to_toml();
         if then == self.resolved {
             return Ok(());
         }
@@ -321,6 +329,32 @@ mod tests {
         std::fs::write(dir.join("counters.json"), serde_json::to_string(&counters).unwrap()).unwrap();
         write_manifest(&dir).unwrap();
         dir
+    }
+
+    /// A key added to the config after a checkpoint was written (its text
+    /// lacks the key) does not stop the resume; a value that differs does.
+    #[test]
+    fn a_config_key_added_later_does_not_stop_a_resume() {
+        let root = std::env::temp_dir().join(format!("stratego-run-newkey-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let config = TrainConfig::default();
+        let run = RunDir::create(&root, &config).unwrap();
+        let checkpoint = root.join("checkpoints/00000001");
+        std::fs::create_dir_all(&checkpoint).unwrap();
+        // The same config as an older version wrote it: without a key that
+        // exists now (here `eval.every`, at its default).
+        let older: String =
+            config.to_toml().lines().filter(|l| !l.starts_with("every = ")).map(|l| format!("{l}\n")).collect();
+        assert_ne!(older, config.to_toml());
+        std::fs::write(checkpoint.join(CHECKPOINT_CONFIG), &older).unwrap();
+        run.check_config(&checkpoint).unwrap();
+        let changed = config.to_toml().replace("seed = 1\n", "seed = 2\n");
+        assert_ne!(changed, config.to_toml());
+        std::fs::write(checkpoint.join(CHECKPOINT_CONFIG), changed).unwrap();
+        let err = run.check_config(&checkpoint).unwrap_err().to_string();
+        assert!(err.contains("`run.seed` differs"), "{err}");
+        drop(run);
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
