@@ -3,7 +3,7 @@
 //! registry, choosing moves for `StrategoState`s from the information view
 //! of the side to move, as in the arena.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::prelude::*;
 use rand::SeedableRng;
@@ -84,28 +84,45 @@ impl Bot {
         }
         let mover =
             state.current_player().ok_or_else(|| value_error("the game is over: there is no move to choose"))?;
-        let mut player = self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
-        let mut rng = self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))?;
-        let (player, rng): (&mut Box<dyn Player>, &mut AgentRng) = (&mut player, &mut rng);
         let restriction = self.restriction;
+        // The locks are taken with the GIL released: a second Python thread
+        // stepping this bot waits for the first one's move without holding
+        // the GIL, which the first one needs back to return.
         let mv = py
             .detach(|| {
+                let (mut player, mut rng) = self.lock()?;
                 let history = public_history(state);
                 let mut view = InfoView::new(state, &history);
                 if let Some(progress) = restriction {
                     ProgressTracker::from_state(progress, state).restrict(state, &mut view.legal_moves);
                 }
-                player.choose_move(&view, rng)
+                player.choose_move(&view, &mut rng).map_err(|e| e.to_string())
             })
             .map_err(value_error)?;
         mv.to_action(mover).ok_or_else(|| value_error(format!("the player chose {mv}, which is not along a line")))
     }
 
     /// Forgets the game: a new player, its generator back at the seed.
-    fn restart(&self) -> PyResult<()> {
-        *self.player.lock().map_err(|_| value_error("the bot failed in an earlier move"))? = self.factory.make();
-        *self.rng.lock().map_err(|_| value_error("the bot failed in an earlier move"))? =
-            AgentRng::seed_from_u64(self.seed);
-        Ok(())
+    fn restart(&self, py: Python<'_>) -> PyResult<()> {
+        // As in `step`: wait for a move in progress without holding the GIL.
+        py.detach(|| {
+            let (mut player, mut rng) = self.lock()?;
+            *player = self.factory.make();
+            *rng = AgentRng::seed_from_u64(self.seed);
+            Ok::<(), String>(())
+        })
+        .map_err(value_error)
+    }
+}
+
+type Locked<'a> = (MutexGuard<'a, Box<dyn Player>>, MutexGuard<'a, AgentRng>);
+
+impl Bot {
+    /// The player and its generator, locked, always in this order. A lock
+    /// poisoned by a panic in an earlier move is an error.
+    fn lock(&self) -> Result<Locked<'_>, String> {
+        const FAILED: &str = "the bot failed in an earlier move";
+        let player = self.player.lock().map_err(|_| FAILED.to_string())?;
+        Ok((player, self.rng.lock().map_err(|_| FAILED.to_string())?))
     }
 }

@@ -12,9 +12,12 @@ use pyo3::types::PyTuple;
 use rand::SeedableRng;
 use stratego_engine::canonical::CanonicalSettings;
 use stratego_engine::{
-    Color, Encoder, HistoryFeatures, Layout, Move, PieceSet, PieceType, Ruleset, Setup, Square, State, NUM_ACTIONS,
+    Color, CountingPrior, Encoder, HistoryFeatures, Layout, Move, Piece, PieceSet, PieceType, Ruleset, Setup, Square,
+    State, NUM_ACTIONS,
 };
-use stratego_players::{AgentRng, SetupPolicy};
+use stratego_players::reconstruct::public_replay;
+use stratego_players::view::public_history;
+use stratego_players::{AgentRng, InfoView, SetupPolicy};
 
 use crate::infostate::{self, Recall};
 use crate::{action_id, value_error};
@@ -37,6 +40,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_dealing_information_state, m)?)?;
     m.add("MAX_INFORMATION_STATE_PLIES", infostate::MAX_TENSOR_PLIES)?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
+    m.add("PIECE_LETTERS", PieceType::ALL.iter().map(|t| t.letter().to_string()).collect::<Vec<_>>())?;
     m.add("END_REASONS", stratego_engine::state::EndReason::ALL.iter().map(|r| r.name()).collect::<Vec<_>>())?;
     m.add_class::<StrategoState>()?;
     Ok(())
@@ -205,6 +209,11 @@ impl StrategoState {
         StrategoState { state, history }
     }
 
+    /// The opponent's pieces `me` has not seen, by absolute square index.
+    fn hidden(&self, me: Color) -> impl Iterator<Item = (usize, Piece)> + '_ {
+        self.state.board().pieces().filter(move |(_, p)| p.color != me && !p.revealed).map(|(sq, p)| (sq.index(), p))
+    }
+
     fn observer(&self, player: i64) -> PyResult<Encoder<'_>> {
         Ok(Encoder::new(&self.state, parse_player(player)?, Some(&self.history)))
     }
@@ -367,6 +376,54 @@ impl StrategoState {
     fn write_information_state(&self, player: i64, mut out: PyReadwriteArray1<'_, f32>) -> PyResult<()> {
         let recall = Recall::of(&self.state, parse_player(player)?);
         write_recall(&recall, self.state.rules().max_plies, &mut out)
+    }
+
+    /// A state drawn from `player`'s information state: the opponent's
+    /// hidden types drawn (seeded by `seed`) uniformly among those
+    /// consistent with what `player` has seen, whose marginals are the
+    /// counting prior, and the whole public history replayed on them
+    /// (`stratego_players::reconstruct`). Its information-state string for
+    /// `player` equals this state's. Only the side to move can be resampled:
+    /// the replay checks the draw against the mover's view (its legal moves
+    /// included), and the other side's legal moves, which decide whether the
+    /// game is over, depend on the types being drawn.
+    fn resample(&self, player: i64, seed: u64) -> PyResult<StrategoState> {
+        let me = parse_player(player)?;
+        if self.state.current_player() != Some(me) {
+            return Err(value_error(format!(
+                "only the player to move can be resampled ({me} asked, {} to move)",
+                match self.state.current_player() {
+                    Some(c) => c.to_string(),
+                    None => "nobody: the game is over, and nobody".to_string(),
+                }
+            )));
+        }
+        let history = public_history(&self.state);
+        let view = InfoView::new(&self.state, &history);
+        let mut rng = AgentRng::seed_from_u64(seed);
+        let state = public_replay(&view, &mut rng).map_err(value_error)?;
+        // The replay already checks the view; the information state is the
+        // promise OpenSpiel's callers rely on, so it is checked too.
+        if Recall::of(&state, me).text() != Recall::of(&self.state, me).text() {
+            return Err(value_error("the resampled state's information state differs from the original's"));
+        }
+        Ok(StrategoState::new(state))
+    }
+
+    /// The counting prior of `player` over the opponent's hidden pieces:
+    /// `(square, probabilities)` per hidden piece, the square an absolute
+    /// index (`row * 10 + column`), the probabilities over `PIECE_LETTERS`.
+    fn counting_prior(&self, player: i64) -> PyResult<Vec<(usize, [f32; PieceType::COUNT])>> {
+        let me = parse_player(player)?;
+        let prior = CountingPrior::new(&self.state, me);
+        Ok(self.hidden(me).map(|(sq, piece)| (sq, *prior.of(&piece))).collect())
+    }
+
+    /// The true types of the opponent's pieces hidden from `player`:
+    /// `(square, letter)`, squares as in `counting_prior`.
+    fn hidden_types(&self, player: i64) -> PyResult<Vec<(usize, String)>> {
+        let me = parse_player(player)?;
+        Ok(self.hidden(me).map(|(sq, piece)| (sq, piece.kind.letter().to_string())).collect())
     }
 
     fn __str__(&self) -> String {

@@ -63,6 +63,42 @@ struct Buffers {
     to_play: Py<PyArray1<u8>>,
 }
 
+/// The most memory the arrays of one `VecEnv` may take. numpy's failure to
+/// allocate surfaces inside the array constructors as a panic, not as an
+/// exception, so sizes are refused before allocating: 4 GiB holds the
+/// compact layout at the largest batch (about 1.6 GB) and the full layout up
+/// to about 21,800 games.
+const MAX_BUFFER_BYTES: usize = 4 << 30;
+
+/// The bytes of the arrays `step` writes for `batch` games in `layout`.
+fn buffer_bytes(batch: usize, layout: Layout) -> usize {
+    let per_game = layout.channels() * 100 * size_of::<f32>()
+        + NUM_ACTIONS * size_of::<bool>()
+        + size_of::<f32>()
+        + size_of::<bool>()
+        + size_of::<i8>()
+        + size_of::<u8>();
+    batch * per_game
+}
+
+/// Refuses a batch whose arrays would pass `MAX_BUFFER_BYTES`, naming the
+/// memory they would need and the largest batch the layout allows.
+fn check_buffer_bytes(batch: usize, layout: Layout) -> PyResult<()> {
+    let bytes = buffer_bytes(batch, layout);
+    if bytes <= MAX_BUFFER_BYTES {
+        return Ok(());
+    }
+    let gib = |b: usize| b as f64 / (1u64 << 30) as f64;
+    Err(value_error(format!(
+        "batch {batch} in the {} layout needs {:.1} GiB of arrays ({bytes} bytes), above the {:.0} GiB a VecEnv may \
+         allocate: at most {} games in this layout",
+        layout.name(),
+        gib(bytes),
+        gib(MAX_BUFFER_BYTES),
+        MAX_BUFFER_BYTES / buffer_bytes(1, layout)
+    )))
+}
+
 /// B games of Stratego stepped together (see python/stratego_lab/vecenv.py
 /// for the Python face).
 #[pyclass(module = "stratego_lab._core")]
@@ -143,6 +179,7 @@ impl VecEnv {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
         let layout = parse_layout(layout)?;
         let policy = parse_setup_policy(setups)?;
+        check_buffer_bytes(batch, layout)?;
         let env = VecEnv::engine(rules, policy, batch, seed)?;
         let buffers = Buffers {
             obs: PyArray4::<f32>::zeros(py, [batch, layout.channels(), 10, 10], false).unbind(),

@@ -1,4 +1,4 @@
-"""The lab's players as OpenSpiel bots for the Stratego game.
+"""Bots for the lab's games: the lab's players in Stratego, OpenSpiel's in CoToan.
 
 `make_bot("expectimax:depth=2", game)` builds the player the command line
 would build for that spec (`stratego players` lists every kind) and wraps it
@@ -6,12 +6,25 @@ as a `pyspiel.Bot`, so OpenSpiel's evaluation code can pit it against any
 OpenSpiel bot. The player decides from the information view of the side to
 move, exactly as in the lab's arena; setups come from the game's chance
 nodes, not from the player.
+
+The lab's players are Stratego players. For CoToan, `make_bot` builds
+OpenSpiel's own bots from the same kind of spec (`COTOAN_BOTS`): `random`
+(uniform over the legal moves) and `mcts` (OpenSpiel's MCTS with random
+rollouts: `mcts:simulations=200,rollouts=1,uct=2`).
 """
 
+import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts
 
 from . import _core
-from .games import StrategoGame
+from .games import CoToanGame, StrategoGame
+
+#: The bot kinds `make_bot` offers for CoToan, with their options' defaults.
+COTOAN_BOTS = {
+    "random": {},
+    "mcts": {"simulations": 200, "rollouts": 1, "uct": 2.0},
+}
 
 
 class LabBot(pyspiel.Bot):
@@ -19,9 +32,9 @@ class LabBot(pyspiel.Bot):
 
     def __init__(self, spec, game=None, seed=0):
         pyspiel.Bot.__init__(self)
-        rules = game.rules if game is not None else "classic"
         if game is not None and not isinstance(game, StrategoGame):
             raise ValueError(f"lab bots play the stratego game, not {game.get_type().short_name}")
+        rules = game.rules if game is not None else "classic"
         self._bot = _core.Bot(spec, rules, seed)
 
     @property
@@ -55,10 +68,69 @@ class LabBot(pyspiel.Bot):
         return False
 
 
+class UniformRandomBot(pyspiel.Bot):
+    """A uniformly random legal move, seeded: CoToan's `random`. (OpenSpiel's
+    `make_uniform_random_bot` is tied to one player id; this one plays
+    either side.)"""
+
+    def __init__(self, seed=0):
+        pyspiel.Bot.__init__(self)
+        self._seed = seed
+        self._rng = np.random.RandomState(seed)
+
+    def step(self, state):
+        return int(self._rng.choice(state.legal_actions()))
+
+    def restart_at(self, state):
+        pass
+
+    def inform_action(self, state, player, action):
+        pass
+
+    def provides_policy(self):
+        return False
+
+
+def _cotoan_options(spec):
+    """(kind, options) of a CoToan bot spec `kind[:key=value,...]`; an
+    unknown kind or option, or a bad value, is a ValueError."""
+    kind, _, rest = spec.partition(":")
+    if kind not in COTOAN_BOTS:
+        raise ValueError(f"unknown cotoan bot {kind!r} (the kinds are {', '.join(COTOAN_BOTS)})")
+    options = dict(COTOAN_BOTS[kind])
+    for entry in filter(None, rest.split(",")):
+        key, equals, value = entry.partition("=")
+        if not equals or key not in options:
+            raise ValueError(
+                f"bot spec {spec!r}: {entry!r} is not an option of {kind} (its options: {', '.join(options) or 'none'})"
+            )
+        try:
+            parsed = type(options[key])(value)
+        except ValueError:
+            raise ValueError(f"bot spec {spec!r}: {key}={value!r} is not a number") from None
+        if parsed <= 0:
+            raise ValueError(f"bot spec {spec!r}: {key} must be positive")
+        options[key] = parsed
+    return kind, options
+
+
+def _cotoan_bot(spec, game, seed):
+    kind, options = _cotoan_options(spec)
+    if kind == "random":
+        return UniformRandomBot(seed)
+    rng = np.random.RandomState(seed)
+    evaluator = mcts.RandomRolloutEvaluator(options["rollouts"], rng)
+    return mcts.MCTSBot(game, options["uct"], options["simulations"], evaluator, random_state=rng)
+
+
 def make_bot(spec, game=None, seed=0):
-    """A `pyspiel.Bot` playing the player `spec` (`random`, `greedy`,
-    `expectimax:depth=2`, `ntuple:PATH`, `net:PATH`, ...) in `game` (a
-    `stratego` game; classic rules if omitted), seeded."""
+    """A `pyspiel.Bot` for `game`, seeded. In a `stratego` game (classic
+    rules if omitted): the lab's player `spec` (`random`, `greedy`,
+    `expectimax:depth=2`, `ntuple:PATH`, `net:PATH`, ...). In a `cotoan` game:
+    `random` or `mcts[:simulations=N,rollouts=N,uct=C]` (`COTOAN_BOTS`).
+    Another game is a ValueError."""
+    if isinstance(game, CoToanGame):
+        return _cotoan_bot(spec, game, seed)
     return LabBot(spec, game, seed)
 
 

@@ -319,6 +319,48 @@ class StrategoState(pyspiel.State):
         # Terminal rewards: the returns arrive at the last move.
         return self.returns()
 
+    def resample_from_infostate(self, player, probability_sampler):
+        """A state drawn from `player`'s information state: equal
+        `information_state_string(player)`, the opponent's hidden piece types
+        drawn uniformly among the assignments consistent with everything
+        `player` saw (revealed pieces, moved pieces are no Bombs or Flag,
+        the counts of the army, Scout runs), so each hidden piece's marginal
+        is the counting prior. The draw is the players' determinization
+        (`stratego_players::reconstruct`), which replays the public history
+        on the drawn types, so the state has the game's whole history.
+
+        `probability_sampler` is OpenSpiel's source of randomness: any
+        callable returning uniform floats in [0, 1) (a
+        `pyspiel.UniformProbabilitySampler`, or `random_state.uniform`); its
+        first draws seed the sample, so a seeded sampler gives a seeded
+        sample. Before the setups are dealt the only hidden thing is Red's
+        deal, seen by Blue, which is drawn among the deals as the chance node
+        does. After them, only the player to move can be resampled (a
+        `ValueError` otherwise).
+
+        The resample keeps the original's OpenSpiel `history()`, whose deal
+        entries name the true setups (OpenSpiel keeps the history outside the
+        state); the resampled opponent setup is no deal, so its attributes
+        record only `player`'s deal, and `serialize()` is exact through the
+        engine text."""
+        if player not in (0, 1):
+            raise ValueError(f"player {player} is not 0 (Red) or 1 (Blue)")
+        if self._core is None:
+            if player == 1 and len(self._dealt) == 1:
+                # Blue knows that Red's setup was dealt, not which one.
+                state = self.get_game().new_initial_state()
+                state.apply_action(min(int(probability_sampler() * self._deals), self._deals - 1))
+                return state
+            # Nothing else is hidden from `player` before both deals.
+            return self.clone()
+        # Two draws give 64 seed bits whatever the sampler's resolution.
+        high, low = (min(int(probability_sampler() * 2**32), 2**32 - 1) for _ in range(2))
+        core = self._core.resample(player, (high << 32) | low)
+        state = self.clone()
+        state._core = core
+        state._dealt = [deal if side == player else None for side, deal in enumerate(self._dealt)]
+        return state
+
     @property
     def engine_state(self):
         """The engine's `StrategoState` once both setups are dealt, else None."""
@@ -493,6 +535,15 @@ class CoToanState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         return self._core.action_to_string(action)
+
+    def resample_from_infostate(self, player, probability_sampler):
+        """This state itself, as a copy: CoToan is a game of perfect
+        information, so an information state holds one state (OpenSpiel's
+        default for such games, written here so that the copy is this
+        class's own). The sampler is not drawn from."""
+        if player not in (0, 1):
+            raise ValueError(f"player {player} is not 0 (Red) or 1 (Blue)")
+        return self.clone()
 
     def is_terminal(self):
         return self._core.is_terminal()

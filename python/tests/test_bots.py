@@ -44,7 +44,7 @@ class LabBots(unittest.TestCase):
             stratego_lab.make_bot(f"ntuple:{NTUPLE}", pyspiel.load_game("stratego(pieces=barrage)"))
 
     def test_under_rules_without_progress_rules_a_bot_keeps_its_own(self):
-        # Issue 16: tables trained under the classic rules play a game without
+        # Tables trained under the classic rules play a game without
         # the progress rules, holding their own moves to the classic ones.
         lax = pyspiel.load_game("stratego(two-square=0,chase=off)")
         bot = stratego_lab.make_bot(f"ntuple:{NTUPLE}", lax)
