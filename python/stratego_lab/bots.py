@@ -131,6 +131,8 @@ def make_bot(spec, game=None, seed=0):
     Another game is a ValueError."""
     if isinstance(game, CoToanGame):
         return _cotoan_bot(spec, game, seed)
+    if game is not None and not isinstance(game, StrategoGame):
+        raise ValueError(f"make_bot needs a stratego or cotoan game (or none, for classic Stratego), got {game!r}")
     return LabBot(spec, game, seed)
 
 

@@ -31,7 +31,9 @@ as barrage and `stratego(=)` as the default game; `load_game` here (and
 lab's games with a `GameStringError`.
 """
 
+import base64
 import math
+import pickle
 
 import numpy as np
 import pyspiel
@@ -214,6 +216,39 @@ def _split_stratego_parameters(params):
     return {key: str(value) for key, value in params.items()}, source, deals
 
 
+def _checked_serialization(game, text, state_class):
+    """Refuses a serialized state that is not a state of `game`: OpenSpiel
+    restores a Python state's attributes from the text into a new state of
+    whatever game is asked, so a CoToan state's text became a `StrategoState`
+    holding a CoToan position. The attributes must be this state class's,
+    its engine state of this game's kind, under this game's rules."""
+    fields = dict(line.split("=", 1) for line in text.split("\n") if "=" in line)
+    if "__dict__" not in fields:
+        return
+    try:
+        restored = pickle.loads(base64.b64decode(fields["__dict__"]))
+    except Exception as e:  # noqa: BLE001 - any undecodable text is the same error
+        raise ValueError(f"not a serialized state of {game}: {e}") from None
+    fresh = state_class(game).__dict__
+    if not isinstance(restored, dict) or set(restored) != set(fresh):
+        raise ValueError(f"not a serialized state of {game}: its attributes are not a {state_class.__name__}'s")
+    core, expected = restored.get("_core"), fresh.get("_core")
+    if core is not None and expected is not None and type(core) is not type(expected):
+        raise ValueError(f"not a serialized state of {game}: it holds a {type(core).__name__}")
+    for key in ("_rules", "_pieces", "_source", "_deals"):
+        if key in fresh and restored[key] != fresh[key]:
+            raise ValueError(f"not a serialized state of {game}: `{key}` is {restored[key]!r}, not {fresh[key]!r}")
+    if state_class is CoToanState and core is not None:
+        if core.serialize().split(" ", 1)[0] != game.settings:
+            raise ValueError(f"not a serialized state of {game}: another CoToan task")
+
+
+def _check_player(player):
+    """Players 0 and 1 are the only ones who act (chance is handled apart)."""
+    if player not in (0, 1):
+        raise ValueError(f"player {player} is not 0 (Red) or 1 (Blue)")
+
+
 class StrategoGame(pyspiel.Game):
     """Stratego under one ruleset, with setups dealt by chance from a source."""
 
@@ -247,6 +282,24 @@ class StrategoGame(pyspiel.Game):
 
     def new_initial_state(self):
         return StrategoState(self)
+
+    def deserialize_state(self, text):
+        """A state from `serialize()`'s text; one of another game (or task,
+        or ruleset) is a ValueError."""
+        _checked_serialization(self, text, StrategoState)
+        return super().deserialize_state(text)
+
+    def action_to_string(self, player, action):
+        """The text of `action` for `player` (0 Red, 1 Blue: a move in that
+        player's frame; chance: a setup deal). An id outside the player's
+        actions or another player is a ValueError (OpenSpiel's default
+        printed any id as `Action(id=..., player=...)`)."""
+        if player == pyspiel.PlayerId.CHANCE:
+            if not 0 <= action < self.deals:
+                raise ValueError(f"deal {action} is outside the chance outcomes 0-{self.deals - 1}")
+            return f"setup deal {action}"
+        _check_player(player)
+        return _core.stratego_action_to_string(action, player)
 
     def max_chance_nodes_in_history(self):
         """2: the two setup deals (OpenSpiel's default for a game with
@@ -307,6 +360,7 @@ class StrategoState(pyspiel.State):
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"{('Red', 'Blue')[len(self._dealt) % 2]} setup deal {action}"
+        _check_player(player)
         return _core.stratego_action_to_string(action, player)
 
     def is_terminal(self):
@@ -491,6 +545,18 @@ class CoToanGame(pyspiel.Game):
     def new_initial_state(self):
         return CoToanState(self)
 
+    def deserialize_state(self, text):
+        """A state from `serialize()`'s text; one of another game (or task)
+        is a ValueError."""
+        _checked_serialization(self, text, CoToanState)
+        return super().deserialize_state(text)
+
+    def action_to_string(self, player, action):
+        """The text of `action` (`a1-b2`) for player 0 or 1; an id outside
+        the actions or another player is a ValueError."""
+        _check_player(player)
+        return _core.CoToanState(self.settings).action_to_string(action)
+
     def max_chance_nodes_in_history(self):
         """0: CoToan has no chance."""
         return 0
@@ -534,6 +600,7 @@ class CoToanState(pyspiel.State):
         self._core.apply_action(action)
 
     def _action_to_string(self, player, action):
+        _check_player(player)
         return self._core.action_to_string(action)
 
     def resample_from_infostate(self, player, probability_sampler):

@@ -77,6 +77,64 @@ class Actions(unittest.TestCase):
                 state.apply_action(action)
 
 
+class ActionTexts(unittest.TestCase):
+    """`action_to_string` of an id outside the actions, or of a player who
+    does not act, raises instead of printing `Action(id=..., player=...)`,
+    on the game and on a state, for both games."""
+
+    def test_out_of_range_ids_and_players_raise(self):
+        stratego = pyspiel.load_game("stratego")
+        cotoan = pyspiel.load_game("cotoan")
+        started = stratego.new_initial_state()
+        started.apply_action(0)
+        started.apply_action(1)
+        owners = [
+            (stratego, stratego.num_distinct_actions()),
+            (started, stratego.num_distinct_actions()),
+            (cotoan, cotoan.num_distinct_actions()),
+            (cotoan.new_initial_state(), cotoan.num_distinct_actions()),
+        ]
+        for owner, actions in owners:
+            for player, action in [(0, -1), (0, actions), (1, 10**6), (5, 0), (2, 0)]:
+                with self.subTest(owner=type(owner).__name__, player=player, action=action):
+                    with self.assertRaises((ValueError, pyspiel.SpielError)):
+                        owner.action_to_string(player, action)
+            self.assertTrue(owner.action_to_string(0, 0))
+        with self.assertRaisesRegex(ValueError, "chance outcomes"):
+            stratego.action_to_string(pyspiel.PlayerId.CHANCE, 10**6)
+        self.assertEqual(stratego.action_to_string(pyspiel.PlayerId.CHANCE, 3), "setup deal 3")
+
+
+class OtherGamesStates(unittest.TestCase):
+    """A serialized state of another game, task or ruleset is refused, where
+    OpenSpiel restored its attributes into a state of the game asked; and a
+    bot is made only for one of the package's games."""
+
+    def test_a_state_of_another_game_is_refused(self):
+        stratego, cotoan = pyspiel.load_game("stratego"), pyspiel.load_game("cotoan")
+        state = stratego.new_initial_state()
+        for action in [0, 3]:
+            state.apply_action(action)
+        state.apply_action(state.legal_actions()[0])
+        position = cotoan.new_initial_state()
+        position.apply_action(position.legal_actions()[0])
+        self.assertEqual(stratego.deserialize_state(state.serialize()).serialize(), state.serialize())
+        self.assertEqual(cotoan.deserialize_state(position.serialize()).serialize(), position.serialize())
+        for game, text in [
+            (stratego, position.serialize()),
+            (cotoan, state.serialize()),
+            (pyspiel.load_game("stratego(pieces=barrage)"), state.serialize()),
+            (pyspiel.load_game("cotoan(horizon=100)"), position.serialize()),
+        ]:
+            with self.subTest(game=str(game)), self.assertRaisesRegex(ValueError, "not a serialized state of"):
+                game.deserialize_state(text)
+
+    def test_a_bot_needs_one_of_our_games(self):
+        for game in ["stratego", pyspiel.load_game("tic_tac_toe")]:
+            with self.subTest(game=str(game)), self.assertRaisesRegex(ValueError, "needs a stratego or cotoan game"):
+                stratego_lab.make_bot("random", game)
+
+
 class SerializedStates(unittest.TestCase):
     def test_a_broken_frame_is_openspiels_error(self):
         game = pyspiel.load_game("stratego")
