@@ -134,9 +134,14 @@ impl MatchArgs {
     /// been played, so a match that fails leaves nothing behind and loses
     /// nothing already there.
     fn output_dir(&self, default_name: &str) -> Result<PathBuf, CliError> {
-        let dir = self.out.clone().unwrap_or_else(|| Path::new("runs").join(default_name));
+        let dir = self.path(default_name);
         check_output_dir(&dir, self.overwrite)?;
         Ok(dir)
+    }
+
+    /// `--out`, or `runs/<default_name>`.
+    fn path(&self, default_name: &str) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| Path::new("runs").join(default_name))
     }
 }
 
@@ -236,8 +241,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     let dir = if known { Some(settings.output_dir(&name(u64::from(config.games)))?) } else { None };
     // The records go to disk as the games end (`<dir>.partial/`, named
     // when whole): a match of millions of games keeps none in memory.
-    let staging = dir.clone().unwrap_or_else(|| Path::new("runs").join(name(u64::from(config.games))));
-    let streamed = StreamedOutput::start(&staging)?;
+    let streamed = StreamedOutput::start(&settings.path(&name(u64::from(config.games))))?;
     let progress = Progress::new("arena", config.games as u64);
     let caps = CapReport::default();
     let on_game = |g: &GameResult| {

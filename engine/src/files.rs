@@ -76,6 +76,33 @@ pub fn read_data(path: &Path) -> io::Result<Vec<u8>> {
     read_bounded(file, DATA_LIMIT)
 }
 
+/// Writes `bytes` to `path` through `<path>.partial` in the same directory,
+/// synced, then renamed: readers see the old file or the new one, never a
+/// part of it. A stale file or link under the temporary name (an
+/// interrupted write's leftover, or planted) is removed, never written
+/// through, and the temporary file is created exclusively, so a link
+/// planted between the two makes the creation fail instead of redirecting
+/// the write. On failure the temporary file is removed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let result = (|| {
+        match std::fs::remove_file(&partial) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&partial)?;
+        io::Write::write_all(&mut file, bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&partial, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
 /// Puts the `__metadata__` entries of a safetensors file's header in key
 /// order, in place. The safetensors crate (and burn's store through it)
 /// writes them in the order of a `HashMap`, which differs from run to run,

@@ -15,7 +15,8 @@
 //! once gave `+190.8 [+190.8, +190.8]`, LOS 1.0). The standard error
 //! therefore uses the pairs' squared deviations from `s` plus those of one
 //! pseudo-pair at each extreme (scores 0 and 1), over `N + 2`: a floor that
-//! vanishes as pairs accumulate (1 % more variance at 200 pairs), like the
+//! vanishes as pairs accumulate (at 200 pairs, score 1/2 and a per-pair
+//! variance of 0.1: 1.5 % more variance), like the
 //! pseudo-counts of the Agresti-Coull interval. With one pair the interval
 //! is all of [0, 1]; ten won games in a row give a lower end of about +120
 //! Elo, close to the exact binomial bound.

@@ -68,12 +68,7 @@ pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(),
         ));
     }
     let config = serde_json::to_string(&meta.config).map_err(|e| error(path, e.to_string()))?;
-    let tmp = path.with_extension("safetensors.partial");
-    // A leftover (or a planted symlink) under the temporary name goes first:
-    // the checkpoint is written into a file of its own, never through a link.
-    let _ = std::fs::remove_file(&tmp);
-    let mut store = SafetensorsStore::from_file(&tmp)
-        .overwrite(true)
+    let mut store = SafetensorsStore::from_bytes(None)
         .metadata(KEY_FORMAT, FORMAT)
         .metadata(KEY_MODEL, config)
         .metadata(KEY_LAYOUT, meta.layout.name())
@@ -82,12 +77,11 @@ pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(),
         .metadata(KEY_RULES_ID, meta.rules.id().to_string())
         .metadata(KEY_STEP, meta.step.to_string());
     net.save_into(&mut store).map_err(|e| error(path, format!("cannot write: {e}")))?;
+    let mut bytes = store.get_bytes().map_err(|e| error(path, format!("cannot write: {e}")))?;
     // The same weights make the same file: burn writes the metadata in a
     // HashMap's order, which differs from one write to the next.
-    let mut bytes = std::fs::read(&tmp).map_err(|e| error(path, format!("cannot read back: {e}")))?;
     stratego_engine::files::sort_safetensors_metadata(&mut bytes);
-    std::fs::write(&tmp, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))?;
-    std::fs::rename(&tmp, path).map_err(|e| error(path, format!("cannot move the new file into place: {e}")))
+    stratego_engine::files::write_atomically(path, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))
 }
 
 /// Reads and checks a checkpoint's metadata without loading its weights.

@@ -4,7 +4,6 @@
 //! order and the latest is found without reading any file.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::RunLogError;
@@ -43,36 +42,10 @@ pub fn open_own_file(path: &Path, options: &mut OpenOptions) -> Result<File, Run
     Ok(file)
 }
 
-/// Creates `path` afresh for writing: a stale file or link of that name (an
-/// interrupted write's leftover) is removed, never written through, and
-/// the new file is created exclusively, so a link planted between the two
-/// makes the creation fail instead of redirecting the write.
-pub(crate) fn create_fresh(path: &Path) -> std::io::Result<File> {
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    OpenOptions::new().write(true).create_new(true).open(path)
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory,
-/// synced, then renamed: readers see the old file or the new one, never a
-/// part of it.
+/// Writes `bytes` to `path` atomically (`stratego_engine::files::write_atomically`:
+/// through a fresh temporary file, synced, then renamed).
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), RunLogError> {
-    let mut partial = path.as_os_str().to_owned();
-    partial.push(".partial");
-    let partial = PathBuf::from(partial);
-    let result = (|| {
-        let mut file = create_fresh(&partial)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&partial, path)
-    })();
-    result.map_err(|e| {
-        let _ = std::fs::remove_file(&partial);
-        RunLogError::io(path, e)
-    })
+    stratego_engine::files::write_atomically(path, bytes).map_err(|e| RunLogError::io(path, e))
 }
 
 /// A checkpoint file found in a run directory.

@@ -48,10 +48,7 @@ impl DirLock {
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                // The holder's pid is a few digits; a bound keeps a junk
-                // lock file from being read whole.
-                let _ = (&mut file).take(64).read_to_string(&mut holder);
+                let holder = read_holder(&mut file);
                 let holder = holder.trim();
                 let who = if holder.is_empty() { "another process".to_string() } else { format!("process {holder}") };
                 return Err(RunLogError::Locked {
@@ -73,6 +70,23 @@ impl DirLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The pid the holder wrote into the lock file. A holder that has just
+/// taken the lock empties the file before writing its pid, so an empty file
+/// is read again for a moment before the holder is called "another process".
+fn read_holder(file: &mut File) -> String {
+    for _ in 0..20 {
+        let mut holder = String::new();
+        // The holder's pid is a few digits; a bound keeps a junk lock file
+        // from being read whole.
+        let read = file.seek(SeekFrom::Start(0)).and_then(|_| (&mut *file).take(64).read_to_string(&mut holder));
+        if read.is_ok() && !holder.trim().is_empty() {
+            return holder;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    String::new()
 }
 
 #[cfg(test)]

@@ -142,14 +142,7 @@ impl NTupleNet {
     /// never leaves half a table file under the real name.
     pub fn save(&self, path: &Path, training: Option<&str>) -> Result<(), TableFileError> {
         let fail = |e: std::io::Error| TableFileError { path: path.display().to_string(), why: e.to_string() };
-        let mut partial = path.as_os_str().to_owned();
-        partial.push(".partial");
-        // Created new: a leftover or a symlink under the temporary name is
-        // removed first, never written through.
-        let _ = std::fs::remove_file(&partial);
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&partial).map_err(fail)?;
-        std::io::Write::write_all(&mut file, &self.to_bytes(training)).and_then(|()| file.sync_all()).map_err(fail)?;
-        std::fs::rename(&partial, path).map_err(fail)
+        stratego_engine::files::write_atomically(path, &self.to_bytes(training)).map_err(fail)
     }
 
     /// Reads a table file, refusing one written for another ruleset than
