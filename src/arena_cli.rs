@@ -17,7 +17,9 @@ use stratego_evaluation::arena::{
 use stratego_evaluation::bench::arena_games_per_second;
 use stratego_evaluation::ladder::{play_ladder, write_ladder};
 use stratego_evaluation::registration;
-use stratego_evaluation::report::{check_output_dir, write_output_dir, MatchSummary, StreamedOutput};
+use stratego_evaluation::report::{
+    check_output_dir, match_dir_name, slug, write_output_dir, MatchSummary, StreamedOutput,
+};
 use stratego_evaluation::stats::Sprt;
 use stratego_players::player::rules_note;
 use stratego_players::PlayerFactory;
@@ -153,20 +155,6 @@ fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send
     }
 }
 
-/// A file-name-safe version of a spec (`expectimax:depth=3` -> `expectimax-depth3`).
-fn slug(text: &str) -> String {
-    let mut s: String = text
-        .chars()
-        .filter_map(|c| match c {
-            c if c.is_ascii_alphanumeric() => Some(c),
-            '=' => None,
-            _ => Some('-'),
-        })
-        .collect();
-    s.truncate(60);
-    s
-}
-
 fn parse_sprt(text: &str) -> Result<Sprt, CliError> {
     let numbers: Vec<f64> = text
         .split(',')
@@ -233,10 +221,7 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
     // The default directory names the games played. An SPRT can stop the
     // match early, so its directory is named (and checked) when it stops,
     // `...-16games-sprt`; any other match's is checked before it starts.
-    let name = |games: u64| {
-        let (a, b, seed) = (slug(&a.name()), slug(&b.name()), config.seed);
-        format!("arena-{a}-vs-{b}-seed{seed}-{games}games{}", if sprt.is_some() { "-sprt" } else { "" })
-    };
+    let name = |games: u64| match_dir_name(&a.name(), &b.name(), config.seed, games, sprt.is_some());
     let known = sprt.is_none() || settings.out.is_some();
     let dir = if known { Some(settings.output_dir(&name(u64::from(config.games)))?) } else { None };
     // The records go to disk as the games end (`<dir>.partial/`, named

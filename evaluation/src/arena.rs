@@ -149,6 +149,10 @@ pub enum ArenaError {
     /// The place a streamed match writes its records to refused one.
     #[error("cannot keep the record of game {game}: {why}")]
     Record { game: u32, why: String },
+    /// Shards of a match that do not make it up: pairs outside the match,
+    /// a game missing, or a game given twice.
+    #[error("the shards do not make up the match: {0}")]
+    Shards(String),
 }
 
 /// One finished game.
@@ -344,6 +348,92 @@ pub fn play_match_streaming(
     play(a, b, config, on_game, Some(sink))
 }
 
+/// Refuses a match that cannot be played: an odd game count, or a player
+/// that cannot play under its rules.
+fn check_match(a: &dyn PlayerFactory, b: &dyn PlayerFactory, config: &MatchConfig) -> Result<(), ArenaError> {
+    if config.games == 0 || config.games % 2 == 1 {
+        return Err(ArenaError::OddGames(config.games));
+    }
+    for factory in [a, b] {
+        factory.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: factory.name(), why })?;
+    }
+    Ok(())
+}
+
+/// Plays pairs `pairs` of a match (without an SPRT) and returns their games
+/// with their records, in index order: a shard. A game depends only on the
+/// seed and its index (module documentation), so shards played anywhere
+/// (other threads, processes or machines) and put together with
+/// [`MatchResult::from_shards`] are exactly the match `play_match` plays.
+pub fn play_pairs(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    pairs: std::ops::Range<u32>,
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<Vec<GameResult>, ArenaError> {
+    check_match(a, b, config)?;
+    if config.sprt.is_some() {
+        return Err(ArenaError::Shards("a match stopped by an SPRT cannot be split into shards".into()));
+    }
+    if pairs.start > pairs.end || pairs.end > config.games / 2 {
+        return Err(ArenaError::Shards(format!(
+            "pairs {}..{} are not within the match's {} pairs",
+            pairs.start,
+            pairs.end,
+            config.games / 2
+        )));
+    }
+    let played: Vec<[GameResult; 2]> = pairs
+        .into_par_iter()
+        .map(|p| {
+            let games = play_pair(a, b, config, p)?;
+            games.iter().for_each(on_game);
+            Ok::<_, ArenaError>(games)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(played.into_iter().flatten().collect())
+}
+
+impl MatchResult {
+    /// The match of `config` between `a` and `b` (their names) made of the
+    /// games of its shards, in any order: every game of the match exactly
+    /// once, or an error naming the first game missing or repeated.
+    pub fn from_shards(
+        a: String,
+        b: String,
+        config: MatchConfig,
+        shards: impl IntoIterator<Item = GameResult>,
+    ) -> Result<MatchResult, ArenaError> {
+        if config.sprt.is_some() {
+            return Err(ArenaError::Shards("a match stopped by an SPRT cannot be split into shards".into()));
+        }
+        let mut games: Vec<GameResult> = shards.into_iter().collect();
+        games.sort_by_key(|g| g.index);
+        for (expected, game) in (0..config.games).zip(&games) {
+            if game.index != expected {
+                let why = if game.index < expected { "is given twice" } else { "is missing" };
+                let index = if game.index < expected { game.index } else { expected };
+                return Err(ArenaError::Shards(format!("game {index} {why}")));
+            }
+        }
+        match games.len().cmp(&(config.games as usize)) {
+            std::cmp::Ordering::Less => {
+                return Err(ArenaError::Shards(format!("game {} is missing", games.len())));
+            }
+            std::cmp::Ordering::Greater => {
+                let extra = &games[config.games as usize];
+                return Err(ArenaError::Shards(format!(
+                    "game {} is not in a match of {} games",
+                    extra.index, config.games
+                )));
+            }
+            std::cmp::Ordering::Equal => {}
+        }
+        Ok(MatchResult { a, b, config, games, sprt_decision: None })
+    }
+}
+
 fn play(
     a: &dyn PlayerFactory,
     b: &dyn PlayerFactory,
@@ -351,12 +441,7 @@ fn play(
     on_game: &(dyn Fn(&GameResult) + Sync),
     sink: Option<RecordSink<'_>>,
 ) -> Result<MatchResult, ArenaError> {
-    if config.games == 0 || config.games % 2 == 1 {
-        return Err(ArenaError::OddGames(config.games));
-    }
-    for factory in [a, b] {
-        factory.check_rules(&config.rules).map_err(|why| ArenaError::Rules { player: factory.name(), why })?;
-    }
+    check_match(a, b, config)?;
     let pairs = config.games / 2;
     // A game's record goes to the sink once the game is part of the
     // result: at once without an SPRT; with one, as its batch's pairs are

@@ -287,6 +287,28 @@ fn foreign_entry(dir: &Path) -> Option<String> {
     check(dir, "", true).err()
 }
 
+/// A file-name-safe version of a spec (`expectimax:depth=3` -> `expectimax-depth3`).
+pub fn slug(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_ascii_alphanumeric() => Some(c),
+            '=' => None,
+            _ => Some('-'),
+        })
+        .collect();
+    s.truncate(60);
+    s
+}
+
+/// The default name of a match's output directory (under `runs/`), naming
+/// the games played: `arena-<a>-vs-<b>-seed<seed>-<games>games`, with
+/// `-sprt` when an SPRT stopped it. The command line and the cluster driver
+/// (python/stratego_lab/cluster.py) name their outputs alike.
+pub fn match_dir_name(a: &str, b: &str, seed: u64, games: u64, sprt: bool) -> String {
+    format!("arena-{}-vs-{}-seed{seed}-{games}games{}", slug(a), slug(b), if sprt { "-sprt" } else { "" })
+}
+
 /// The path of game `index`'s record inside an output directory.
 pub fn record_path(index: u32) -> String {
     format!("games/{index:05}.txt")

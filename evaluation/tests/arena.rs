@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use stratego_baselines::factory_of as factory;
 use stratego_engine::{GameRecord, Ruleset};
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, MatchResult, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{
+    play_match, play_pairs, ArenaError, MatchConfig, MatchResult, SelfRestriction, SetupMode,
+};
 use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use stratego_evaluation::stats::{Sprt, SprtDecision};
 
@@ -167,4 +169,36 @@ fn a_streamed_match_keeps_no_records_and_hands_over_every_one() {
     let err =
         stratego_evaluation::arena::play_match_streaming(a.as_ref(), b.as_ref(), &c, &|_| {}, &failing).unwrap_err();
     assert!(matches!(err, ArenaError::Record { .. }) && err.to_string().contains("No space left"), "{err}");
+}
+
+/// A match split into shards (any split, played in any order, on other
+/// thread counts) and put together is the match itself; shards that miss or
+/// repeat a game, or lie outside the match, are refused.
+#[test]
+fn shards_put_together_are_the_match() {
+    let c = config(14, 77);
+    let whole = play("greedy", "expectimax:depth=2,nodes=200", &c, 2);
+    let (a, b) = (factory("greedy").unwrap(), factory("expectimax:depth=2,nodes=200").unwrap());
+    let shard = |pairs: std::ops::Range<u32>, threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| play_pairs(a.as_ref(), b.as_ref(), &c, pairs, &|_| {})).unwrap()
+    };
+    let (first, second) = (shard(0..3, 1), shard(3..7, 2));
+    assert_eq!(first.len(), 6);
+    let names = (a.name(), b.name());
+    let joined = |games: Vec<_>| MatchResult::from_shards(names.0.clone(), names.1.clone(), c.clone(), games);
+    let together = joined(second.iter().chain(&first).cloned().collect()).unwrap();
+    assert_eq!(together, whole);
+
+    let refused = |games: Vec<_>| joined(games).unwrap_err().to_string();
+    assert!(refused(first.clone()).contains("game 6 is missing"), "{}", refused(first.clone()));
+    let twice: Vec<_> = first.iter().chain(&first).chain(&second).cloned().collect();
+    assert!(refused(twice).contains("game 0 is given twice"));
+    let mut beyond: Vec<_> = first.iter().chain(&second).cloned().collect();
+    beyond.push(stratego_evaluation::arena::GameResult { index: 14, ..first[0].clone() });
+    assert!(refused(beyond).contains("game 14 is not in a match of 14 games"));
+    let outside = play_pairs(a.as_ref(), b.as_ref(), &c, 5..8, &|_| {}).unwrap_err();
+    assert!(matches!(outside, ArenaError::Shards(_)), "{outside}");
+    let sprt = MatchConfig { sprt: Some(Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap()), ..c.clone() };
+    assert!(play_pairs(a.as_ref(), b.as_ref(), &sprt, 0..1, &|_| {}).is_err());
 }

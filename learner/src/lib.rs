@@ -28,10 +28,12 @@ pub mod step;
 pub mod targets;
 pub mod train;
 pub mod weights;
+pub mod worker;
 
 pub use config::TrainConfig;
 pub use run::RunDir;
-pub use train::{train, TrainOptions, TrainSummary};
+pub use train::{train, Learned, Learner, TrainOptions, TrainSummary};
+pub use worker::SelfPlayWorker;
 
 /// What stops training.
 #[derive(Debug, thiserror::Error)]

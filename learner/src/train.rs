@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use burn::module::Module;
+use burn::optim::ModuleOptimizer;
 use burn::tensor::Tensor;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 use rand::SeedableRng;
@@ -81,14 +82,14 @@ pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn Setup
 /// The seed of the actors that a run seeded `run_seed` starts at
 /// `iteration` (0, or the iteration a resume continues from). A named
 /// stream: a resumed run's games are not a shifted copy of the first run's.
-pub(crate) fn selfplay_seed(run_seed: u64, iteration: u64) -> u64 {
+pub fn selfplay_seed(run_seed: u64, iteration: u64) -> u64 {
     stream_seed(run_seed, "selfplay", iteration)
 }
 
 /// Starts the inference service (with `net` as policy `version`) and the
 /// actors of `config`, seeded with `seed`; returns them with the receiving
 /// end of the game channel.
-pub(crate) fn start_selfplay(
+pub fn start_selfplay(
     config: &TrainConfig,
     net: StrategoNet,
     version: u64,
@@ -122,7 +123,7 @@ pub(crate) fn start_selfplay(
 /// Receives games until they hold `wanted` decisions of recent enough
 /// policies. An actor that ends (an error or a panic) stops it at once;
 /// `Actors::stop` then says why.
-fn collect(
+pub(crate) fn collect(
     games: &Receiver<GameTrajectory>,
     actors: &Actors,
     wanted: usize,
@@ -168,201 +169,333 @@ fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(Strin
         .collect()
 }
 
-/// Trains from `run` (fresh or resumed) until `run.iterations`.
+/// What one learner iteration did: its step (the new policy version), every
+/// value it logged, and a one-line summary for a progress display.
+#[derive(Clone, Debug)]
+pub struct Learned {
+    pub step: u64,
+    pub values: Vec<(String, f64)>,
+    pub line: String,
+}
+
+/// The learner's state between iterations: the weights being trained, their
+/// average, the optimizer, the counters and the run directory with its logs.
+/// `train` drives it with actor threads of this process; a cluster driver
+/// (python/stratego_lab/cluster.py) drives the same object with games played
+/// by self-play workers on other machines.
+pub struct Learner {
+    config: TrainConfig,
+    run: RunDir,
+    plain: Device,
+    device: Device,
+    /// The weights being trained; taken out only while an iteration's
+    /// steps consume and return them (so the optimizer updates the only
+    /// copy in place), and always put back.
+    net: Option<StrategoNet>,
+    ema: StrategoNet,
+    optimizer: ModuleOptimizer,
+    counters: Counters,
+    metrics: MetricsLog,
+    board: TensorBoard,
+    last_checkpoint: Option<PathBuf>,
+    started: Instant,
+    seconds_before: f64,
+}
+
+impl Learner {
+    /// Opens `run` (fresh, or resumed from its newest complete checkpoint)
+    /// and makes the first weights: the checkpoint's, a warm start's
+    /// (`[pretrain]`, saved as checkpoint 0), `run.init`'s, or fresh ones.
+    pub fn open(
+        config: &TrainConfig,
+        run: RunDir,
+        resume: bool,
+        options: &TrainOptions,
+    ) -> Result<Learner, TrainError> {
+        let (layout, model) = (config.game.layout, config.model.preset.model());
+        let device_name = options.device.as_deref().unwrap_or(config.run.device.name());
+        let plain: Device = stratego_model::device(device_name)?;
+        let device = plain.clone().autodiff();
+        let l = &config.learner;
+        let resumed_from = if resume { run.latest_verified()? } else { None };
+        if let Some((_, dir)) = &resumed_from {
+            run.check_config(dir)?;
+        }
+        if resume {
+            run.discard_partial()?;
+        }
+        let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
+        crate::say_torn(&metrics);
+        if resume {
+            metrics.event(
+                if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
+                resumed_from.as_ref().map_or(0, |(step, _)| *step),
+            )?;
+        }
+        let meta = checkpoint_meta(config, 0);
+        let mut first_checkpoint = None;
+        let (net, ema, optimizer, counters) = match &resumed_from {
+            Some((_, dir)) => {
+                let r = restore(dir, &meta, &device, &plain, optimizer(l))?;
+                (r.net, r.ema, r.optimizer, r.counters)
+            }
+            // The warm start by imitation (`distill.rs`) becomes the run's
+            // first checkpoint (iteration 0, its seconds counted), from which
+            // RL starts with fresh optimizer moments (the loss changes).
+            None if config.pretrain.enabled => {
+                let (net, seconds) = pretrain_run(config, &run, &mut metrics, &device, &plain, options.progress)?;
+                let counters = Counters { seconds, ..Counters::default() };
+                let (ema, optimizer) = (net.valid(), optimizer(l));
+                first_checkpoint = Some(run.save(&counters, &meta, &net, &ema, &optimizer, config.checkpoint.keep)?);
+                (net, ema, optimizer, counters)
+            }
+            // A given first network (`run.init`, checked by the config): RL
+            // starts from its weights, with fresh optimizer moments and counters.
+            None if config.run.init.is_some() => {
+                let path = config.run.init.as_deref().expect("checked by the guard");
+                let (net, _) = stratego_model::load(path, Some(layout), Some(&config.game.rules), &device)?;
+                let (ema, optimizer) = (net.valid(), optimizer(l));
+                let counters = Counters::default();
+                first_checkpoint = Some(run.save(&counters, &meta, &net, &ema, &optimizer, config.checkpoint.keep)?);
+                (net, ema, optimizer, counters)
+            }
+            None => {
+                device.seed(config.run.seed);
+                let net = StrategoNet::new(&model, layout, &device);
+                let ema = net.valid();
+                (net, ema, optimizer(l), Counters::default())
+            }
+        };
+        let board = TensorBoard::create(run.root(), resumed_from.as_ref().map(|(step, _)| *step))?;
+        let seconds_before = counters.seconds;
+        Ok(Learner {
+            config: config.clone(),
+            last_checkpoint: resumed_from.map(|(_, dir)| dir).or(first_checkpoint),
+            run,
+            plain,
+            device,
+            net: Some(net),
+            ema,
+            optimizer,
+            counters,
+            metrics,
+            board,
+            started: Instant::now(),
+            seconds_before,
+        })
+    }
+
+    /// The weights being trained.
+    fn net(&self) -> &StrategoNet {
+        self.net.as_ref().expect("the weights are put back after every iteration")
+    }
+
+    /// The policy version of the current weights: iterations done.
+    pub fn version(&self) -> u64 {
+        self.counters.iteration
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// The device self-play on this machine runs inference on.
+    pub fn inference_device(&self) -> &Device {
+        &self.plain
+    }
+
+    /// The current weights, for inference.
+    pub fn policy(&self) -> StrategoNet {
+        self.net().valid()
+    }
+
+    /// The current weights as checkpoint bytes (`stratego_model::to_bytes`),
+    /// for self-play workers in other processes.
+    pub fn policy_bytes(&self) -> Result<Vec<u8>, TrainError> {
+        Ok(stratego_model::to_bytes(&self.net().valid(), &checkpoint_meta(&self.config, self.counters.iteration))?)
+    }
+
+    /// Whether the run is done: `run.iterations` reached, or `run.max_minutes` spent.
+    pub fn finished(&self) -> bool {
+        let budget = self.config.run.max_minutes.map(|m| m * 60.0);
+        self.counters.iteration >= self.config.run.iterations || budget.is_some_and(|b| self.counters.seconds >= b)
+    }
+
+    /// One iteration on `collected` (games whose decisions hold enough
+    /// samples of recent policies; `waited` seconds were spent waiting for
+    /// them): steps 2 to 5 of the module documentation. Afterwards
+    /// `version()` is the next policy version.
+    pub fn learn(&mut self, collected: &[GameTrajectory], waited: f64) -> Result<Learned, TrainError> {
+        let tick = Instant::now();
+        let (config, l, s) = (&self.config, &self.config.learner, &self.config.selfplay);
+        let t = self.counters.iteration;
+
+        // 2. Targets and filtering.
+        let (samples, selection) = select(collected, l, t, s.max_staleness);
+
+        // 3. `epochs` passes of minibatch SGD; each step's diagnostics are
+        //    added up on the device.
+        let lr = l.lr.at(t);
+        let tau = l.magnet.at(t) as f32;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
+        let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
+        let mut sums: Option<Tensor<1>> = None;
+        // The steps consume the weights and give them back: on an error
+        // (a game that cannot be encoded) they are put back as they stand.
+        let mut net = self.net.take().expect("the weights are put back after every iteration");
+        let mut stepped = Ok(());
+        'epochs: for _ in 0..l.epochs {
+            for minibatch in minibatches(&samples, l.minibatch, &mut rng) {
+                let batch = match encode(collected, &minibatch, config.game.layout) {
+                    Ok(batch) => batch,
+                    Err(e) => {
+                        stepped = Err(e);
+                        break 'epochs;
+                    }
+                };
+                let step_sums;
+                (net, step_sums) = sgd_step(net, &mut self.optimizer, &batch, tau, lr, l, &self.device);
+                sums = Some(match sums.take() {
+                    Some(sums) => sums + step_sums,
+                    None => step_sums,
+                });
+                it.samples += batch.size as f64;
+                it.hidden_squares += batch.hidden_squares as f64;
+                it.prior_log_likelihood += batch.prior_log_likelihood;
+                it.prior_correct += batch.prior_correct as f64;
+            }
+        }
+        self.net = Some(net);
+        stepped?;
+        // The one read-back of the iteration.
+        if let Some(sums) = sums {
+            let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
+            for term in Term::ALL {
+                it.sums[term.index()] = sums[term.index()] as f64;
+            }
+            // A non-finite loss or gradient would poison the weights, the
+            // average and every later checkpoint: stop before any of them is
+            // written, and say so in the log too.
+            if let Some(term) = Term::ALL.into_iter().find(|t| !it.sums[t.index()].is_finite()) {
+                let step = t + 1;
+                self.metrics.event("diverged", step)?;
+                let kept = self.run.latest()?.map_or("none".to_string(), |(_, dir)| dir.display().to_string());
+                return Err(TrainError::Diverged(format!(
+                    "training diverged at iteration {step}: the summed {term:?} is not finite; nothing of this \
+                     iteration was saved (last good checkpoint: {kept}); lower learner.lr or learner.grad_clip and \
+                     resume"
+                )));
+            }
+        }
+
+        // 4. The average, the new policy version, the counters.
+        self.ema = update_average(self.ema.clone(), &self.net().valid(), l.ema_decay);
+        let counters = &mut self.counters;
+        counters.iteration += 1;
+        it.games = collected.len();
+        for game in collected {
+            it.plies += game.record.moves.len() as u64;
+            it.count_end(game.outcome.reason);
+        }
+        counters.plies += it.plies;
+        counters.games += it.games as u64;
+        counters.samples += it.samples as u64;
+        counters.seconds = self.seconds_before + self.started.elapsed().as_secs_f64();
+        (it.run_seconds, it.run_plies) = (counters.seconds, counters.plies);
+        it.waited = waited;
+        it.seconds = waited + tick.elapsed().as_secs_f64();
+        let mut values: Vec<(String, f64)> =
+            diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
+        values.extend(opponent_scores(collected, &s.opponents));
+
+        // 5. Checkpoint and evaluation.
+        let step = self.counters.iteration;
+        values.extend(self.checkpoint_and_evaluate(step)?);
+        let logged: Vec<(&str, f64)> = values.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
+        self.board.scalars(step, &logged)?;
+        self.metrics.write(step, &logged)?;
+        let line = format!(
+            "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
+            it.plies as f64 / it.seconds.max(1e-9),
+            it.per_sample(Term::Total),
+            it.per_sample(Term::Value),
+            it.per_sample(Term::Belief)
+        );
+        Ok(Learned { step, values, line })
+    }
+
+    /// Step 5: a checkpoint every `checkpoint.every` iterations and at the
+    /// end; an evaluation every `eval.every`, whose values it returns (its
+    /// time apart, `eval/seconds`: it is neither learning nor waiting).
+    fn checkpoint_and_evaluate(&mut self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
+        let config = &self.config;
+        let last = self.finished();
+        let meta = checkpoint_meta(config, step);
+        if step % config.checkpoint.every == 0 || last {
+            let dir =
+                self.run.save(&self.counters, &meta, self.net(), &self.ema, &self.optimizer, config.checkpoint.keep)?;
+            self.last_checkpoint = Some(dir);
+        }
+        let mut values = Vec::new();
+        if config.eval.every > 0 && (step % config.eval.every == 0 || last) {
+            let eval_started = Instant::now();
+            let setups = crate::evaluate::setup_policy(config.game.setups);
+            let eval_seed = stream_seed(config.run.seed, "eval", step);
+            for s in evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed)? {
+                let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
+                values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
+                values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));
+                values.push((tag, s.score));
+            }
+            values.push((EVAL_SECONDS.to_string(), eval_started.elapsed().as_secs_f64()));
+        }
+        Ok(values)
+    }
+
+    /// Where the run stands now.
+    pub fn summary(&self) -> TrainSummary {
+        TrainSummary {
+            run: self.run.root().to_path_buf(),
+            counters: self.counters.clone(),
+            last_checkpoint: self.last_checkpoint.clone(),
+        }
+    }
+}
+
+/// The metadata of the run's checkpoints at `step`.
+fn checkpoint_meta(config: &TrainConfig, step: u64) -> CheckpointMeta {
+    CheckpointMeta { config: config.model.preset.model(), layout: config.game.layout, rules: config.game.rules, step }
+}
+
+/// Trains from `run` (fresh or resumed) until `run.iterations`, with the
+/// actors of this process.
 pub fn train(
     config: &TrainConfig,
     run: RunDir,
     resume: bool,
     options: &TrainOptions,
 ) -> Result<TrainSummary, TrainError> {
-    let (rules, layout, model) = (config.game.rules, config.game.layout, config.model.preset.model());
-    let device_name = options.device.as_deref().unwrap_or(config.run.device.name());
-    let plain: Device = stratego_model::device(device_name)?;
-    let device = plain.clone().autodiff();
-    let (l, s) = (&config.learner, &config.selfplay);
-    let meta = |step| CheckpointMeta { config: model.clone(), layout, rules, step };
-
-    // The weights, their average, the optimizer and the counters: fresh, or
-    // from the newest complete checkpoint.
-    let resumed_from = if resume { run.latest_verified()? } else { None };
-    if let Some((_, dir)) = &resumed_from {
-        run.check_config(dir)?;
-    }
-    if resume {
-        run.discard_partial()?;
-    }
-    let mut metrics = MetricsLog::append(&run.root().join("metrics.jsonl"))?;
-    crate::say_torn(&metrics);
-    if resume {
-        metrics.event(
-            if resumed_from.is_some() { "resumed" } else { "restarted without a checkpoint" },
-            resumed_from.as_ref().map_or(0, |(step, _)| *step),
-        )?;
-    }
-    let mut pretrained = None;
-    let (mut net, mut ema, mut optimizer, mut counters) = match &resumed_from {
-        Some((_, dir)) => {
-            let r = restore(dir, &meta(0), &device, &plain, optimizer(l))?;
-            (r.net, r.ema, r.optimizer, r.counters)
-        }
-        // The warm start by imitation (`distill.rs`) becomes the run's first
-        // checkpoint (iteration 0, its seconds counted), from which RL starts
-        // with fresh optimizer moments (the loss changes).
-        None if config.pretrain.enabled => {
-            let (net, seconds) = pretrain_run(config, &run, &mut metrics, &device, &plain, options.progress)?;
-            let counters = Counters { seconds, ..Counters::default() };
-            let (ema, optimizer) = (net.valid(), optimizer(l));
-            pretrained = Some(run.save(&counters, &meta(0), &net, &ema, &optimizer, config.checkpoint.keep)?);
-            (net, ema, optimizer, counters)
-        }
-        // A given first network (`run.init`, checked by the config): RL
-        // starts from its weights, with fresh optimizer moments and counters.
-        None if config.run.init.is_some() => {
-            let path = config.run.init.as_deref().expect("checked by the guard");
-            let (net, _) = stratego_model::load(path, Some(layout), Some(&rules), &device)?;
-            let (ema, optimizer) = (net.valid(), optimizer(l));
-            let counters = Counters::default();
-            pretrained = Some(run.save(&counters, &meta(0), &net, &ema, &optimizer, config.checkpoint.keep)?);
-            (net, ema, optimizer, counters)
-        }
-        None => {
-            device.seed(config.run.seed);
-            let net = StrategoNet::new(&model, layout, &device);
-            let ema = net.valid();
-            (net, ema, optimizer(l), Counters::default())
-        }
-    };
-
-    let mut board = TensorBoard::create(run.root(), resumed_from.as_ref().map(|(step, _)| *step))?;
-
+    let mut learner = Learner::open(config, run, resume, options)?;
     // Self-play: an inference service with the current weights, actors
     // seeded from the run seed and the iteration they start at (a resumed
     // run plays new games, not the killed run's).
-    let seed = selfplay_seed(config.run.seed, counters.iteration);
-    let (service, actors, games) = start_selfplay(config, net.valid(), counters.iteration, seed, &plain)?;
-
-    let bar =
-        Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(counters.iteration);
-
-    let mut last_checkpoint = resumed_from.map(|(_, dir)| dir).or(pretrained);
-    let started = Instant::now();
-    let seconds_before = counters.seconds;
+    let version = learner.version();
+    let seed = selfplay_seed(config.run.seed, version);
+    let (service, actors, games) = start_selfplay(config, learner.policy(), version, seed, learner.inference_device())?;
+    let bar = Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(version);
+    let s = &config.selfplay;
     let result = (|| -> Result<(), TrainError> {
-        let budget = config.run.max_minutes.map(|m| m * 60.0);
-        let over_budget = |counters: &Counters| budget.is_some_and(|b| counters.seconds >= b);
-        while counters.iteration < config.run.iterations && !over_budget(&counters) {
-            let t = counters.iteration;
+        while !learner.finished() {
+            // 1. Games from the actors (the time waiting for them is near
+            //    zero when the learner is the bottleneck, most of the
+            //    iteration when the actors are); 2-5 in `Learner::learn`.
             let tick = Instant::now();
-
-            // 1. Games from the actors.
-            let collected = collect(&games, &actors, l.samples_per_iteration, t, s.max_staleness)?;
-            // Time spent waiting for games: near zero when the learner is
-            // the bottleneck, most of the iteration when the actors are.
-            let waited = tick.elapsed().as_secs_f64();
-
-            // 2. Targets and filtering.
-            let (samples, selection) = select(&collected, l, t, s.max_staleness);
-
-            // 3. `epochs` passes of minibatch SGD; each step's diagnostics
-            //    are added up on the device.
-            let lr = l.lr.at(t);
-            let tau = l.magnet.at(t) as f32;
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
-            let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
-            let mut sums: Option<Tensor<1>> = None;
-            for _ in 0..l.epochs {
-                for minibatch in minibatches(&samples, l.minibatch, &mut rng) {
-                    let batch = encode(&collected, &minibatch, layout)?;
-                    let (stepped, step_sums) = sgd_step(net, &mut optimizer, &batch, tau, lr, l, &device);
-                    net = stepped;
-                    sums = Some(match sums {
-                        Some(sums) => sums + step_sums,
-                        None => step_sums,
-                    });
-                    it.samples += batch.size as f64;
-                    it.hidden_squares += batch.hidden_squares as f64;
-                    it.prior_log_likelihood += batch.prior_log_likelihood;
-                    it.prior_correct += batch.prior_correct as f64;
-                }
-            }
-            // The one read-back of the iteration.
-            if let Some(sums) = sums {
-                let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
-                for term in Term::ALL {
-                    it.sums[term.index()] = sums[term.index()] as f64;
-                }
-                // A non-finite loss or gradient would poison the weights, the
-                // average and every later checkpoint: stop before any of them
-                // is written, and say so in the log too.
-                if let Some(term) = Term::ALL.into_iter().find(|t| !it.sums[t.index()].is_finite()) {
-                    let step = counters.iteration + 1;
-                    metrics.event("diverged", step)?;
-                    let kept = run.latest()?.map_or("none".to_string(), |(_, dir)| dir.display().to_string());
-                    return Err(TrainError::Diverged(format!(
-                        "training diverged at iteration {step}: the summed {term:?} is not finite; nothing of this \
-                         iteration was saved (last good checkpoint: {kept}); lower learner.lr or learner.grad_clip \
-                         and resume"
-                    )));
-                }
-            }
-
-            // 4. The average, the new policy version, the log.
-            ema = update_average(ema, &net.valid(), l.ema_decay);
-            counters.iteration += 1;
-            service.publish(counters.iteration, net.valid());
-            it.games = collected.len();
-            for game in &collected {
-                it.plies += game.record.moves.len() as u64;
-                it.count_end(game.outcome.reason);
-            }
-            counters.plies += it.plies;
-            counters.games += it.games as u64;
-            counters.samples += it.samples as u64;
-            counters.seconds = seconds_before + started.elapsed().as_secs_f64();
-            (it.run_seconds, it.run_plies) = (counters.seconds, counters.plies);
-            it.seconds = tick.elapsed().as_secs_f64();
-            it.waited = waited;
-            let mut values: Vec<(&str, f64)> = diagnostics::values(&it);
-            let opponent_scores = opponent_scores(&collected, &s.opponents);
-            for (tag, score) in &opponent_scores {
-                values.push((tag, *score));
-            }
-
-            // 5. Checkpoint and evaluation.
-            let step = counters.iteration;
-            let last = step == config.run.iterations || over_budget(&counters);
-            if step % config.checkpoint.every == 0 || last {
-                let dir = run.save(&counters, &meta(step), &net, &ema, &optimizer, config.checkpoint.keep)?;
-                last_checkpoint = Some(dir);
-            }
-            // The evaluation's time is logged apart (`eval/seconds`): it is
-            // neither learning nor waiting for games.
-            let mut eval_values: Vec<(String, f64)> = Vec::new();
-            if config.eval.every > 0 && (step % config.eval.every == 0 || last) {
-                let eval_started = Instant::now();
-                let setups = crate::evaluate::setup_policy(config.game.setups);
-                let eval_seed = stream_seed(config.run.seed, "eval", step);
-                for s in evaluate(&net.valid(), &meta(step), &config.eval, setups, eval_seed)? {
-                    let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
-                    eval_values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
-                    eval_values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));
-                    eval_values.push((tag, s.score));
-                }
-                eval_values.push((EVAL_SECONDS.to_string(), eval_started.elapsed().as_secs_f64()));
-            }
-            for (tag, value) in &eval_values {
-                values.push((tag, *value));
-            }
-            board.scalars(step, &values)?;
-            metrics.write(step, &values)?;
-            bar.set_position(step);
-            bar.set_message(format!(
-                "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
-                it.plies as f64 / it.seconds.max(1e-9),
-                it.per_sample(Term::Total),
-                it.per_sample(Term::Value),
-                it.per_sample(Term::Belief)
-            ));
+            let wanted = config.learner.samples_per_iteration;
+            let collected = collect(&games, &actors, wanted, learner.version(), s.max_staleness)?;
+            let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
+            service.publish(learned.step, learner.policy());
+            bar.set_position(learned.step);
+            bar.set_message(learned.line);
         }
         Ok(())
     })();
@@ -377,7 +510,7 @@ pub fn train(
     // learner's "an actor stopped", so it is reported first.
     stopped?;
     result?;
-    Ok(TrainSummary { run: run.root().to_path_buf(), counters, last_checkpoint })
+    Ok(learner.summary())
 }
 
 #[cfg(test)]

@@ -61,6 +61,17 @@ fn error(path: &Path, why: impl Into<String>) -> ModelError {
 
 /// Writes `net` and its metadata to `path` atomically.
 pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(), ModelError> {
+    let bytes = serialize(net, meta, path)?;
+    stratego_engine::files::write_atomically(path, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))
+}
+
+/// The bytes `save` writes: a checkpoint to send to another process (a
+/// self-play worker of a cluster), loaded there with [`load_bytes`].
+pub fn to_bytes(net: &StrategoNet, meta: &CheckpointMeta) -> Result<Vec<u8>, ModelError> {
+    serialize(net, meta, Path::new("(checkpoint in memory)"))
+}
+
+fn serialize(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<Vec<u8>, ModelError> {
     if net.layout() != meta.layout {
         return Err(error(
             path,
@@ -81,7 +92,7 @@ pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(),
     // The same weights make the same file: burn writes the metadata in a
     // HashMap's order, which differs from one write to the next.
     stratego_engine::files::sort_safetensors_metadata(&mut bytes);
-    stratego_engine::files::write_atomically(path, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))
+    Ok(bytes)
 }
 
 /// Reads and checks a checkpoint's metadata without loading its weights.
@@ -235,6 +246,27 @@ pub fn load(
     device: &Device,
 ) -> Result<(StrategoNet, CheckpointMeta), ModelError> {
     let bytes = read(path)?;
+    checked_load(path, bytes, expected_layout, expected_rules, device)
+}
+
+/// [`load`] of a checkpoint's bytes (from [`to_bytes`]), with the same
+/// checks.
+pub fn load_bytes(
+    bytes: Vec<u8>,
+    expected_layout: Option<Layout>,
+    expected_rules: Option<&Ruleset>,
+    device: &Device,
+) -> Result<(StrategoNet, CheckpointMeta), ModelError> {
+    checked_load(Path::new("(checkpoint in memory)"), bytes, expected_layout, expected_rules, device)
+}
+
+fn checked_load(
+    path: &Path,
+    bytes: Vec<u8>,
+    expected_layout: Option<Layout>,
+    expected_rules: Option<&Ruleset>,
+    device: &Device,
+) -> Result<(StrategoNet, CheckpointMeta), ModelError> {
     let meta = meta_of(path, &bytes)?;
     if let Some(layout) = expected_layout.filter(|&l| l != meta.layout) {
         return Err(error(path, format!("written for the {} observation layout, expected {layout}", meta.layout)));
@@ -244,7 +276,9 @@ pub fn load(
     }
     check_tensors(path, &bytes, &meta)?;
     let mut net = StrategoNet::new(&meta.config, meta.layout, device);
-    let mut store = SafetensorsStore::from_file(path);
+    // The bytes checked above, not the file read again: what is loaded is
+    // what was checked.
+    let mut store = SafetensorsStore::from_bytes(Some(bytes));
     let applied = net.load_from(&mut store).map_err(|e| error(path, format!("cannot load the weights: {e}")))?;
     if !applied.errors.is_empty() || !applied.missing.is_empty() {
         return Err(error(path, format!("weights do not fit the model: {applied:?}")));

@@ -13,7 +13,7 @@ pub mod loss;
 pub mod network;
 pub mod tokens;
 
-pub use checkpoint::{load, read_meta, save, CheckpointMeta};
+pub use checkpoint::{load, load_bytes, read_meta, save, to_bytes, CheckpointMeta};
 pub use config::{ModelConfig, PRESETS};
 pub use device::device;
 pub use error::ModelError;

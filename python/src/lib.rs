@@ -15,10 +15,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stratego_engine::canonical::CanonicalSettings;
 
+mod arena;
 mod bots;
 mod cotoan;
 mod infostate;
 mod stratego;
+mod training;
 mod vecenv;
 
 /// A Python `ValueError` with the engine's message.
@@ -67,5 +69,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cotoan::register(m)?;
     vecenv::register(m)?;
     bots::register(m)?;
+    arena::register(m)?;
+    training::register(m)?;
     Ok(())
 }

@@ -81,10 +81,9 @@ pub(crate) fn ruleset_from(params: &BTreeMap<String, String>) -> PyResult<Rulese
 /// A ruleset from its canonical text, or from a preset name (`classic`,
 /// `barrage`).
 pub(crate) fn parse_rules(text: &str) -> PyResult<Ruleset> {
-    match text {
-        "classic" => Ok(Ruleset::classic()),
-        "barrage" => Ok(Ruleset::barrage()),
-        _ => Ruleset::from_str(text).map_err(value_error),
+    match Ruleset::named(text) {
+        Some(named) => Ok(named),
+        None => Ruleset::from_str(text).map_err(value_error),
     }
 }
 

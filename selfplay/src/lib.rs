@@ -17,10 +17,12 @@
 mod actor;
 mod service;
 mod trajectory;
+mod wire;
 
 pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors};
 pub use service::{InferenceService, PolicyClient, PolicyReply};
 pub use trajectory::{Decision, GameTrajectory, OpponentSeat};
+pub use wire::{decode_trajectories, encode_trajectories, WireError};
 
 /// What stops self-play.
 #[derive(Debug, thiserror::Error)]

@@ -1,0 +1,146 @@
+"""The lab on Ray (docs/DISTRIBUTED.md): arena shards that write exactly
+what one process writes, and a distributed training run that survives a
+self-play actor killed in mid-round, counting every game once.
+
+These need Ray (`pip install './python[cluster]'`, as the README's test
+command does); without it they are skipped, except under CI, where a
+missing Ray is a failure."""
+
+import filecmp
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from stratego_lab import _core
+
+try:
+    import ray
+except ImportError:
+    ray = None
+    if os.environ.get("CI"):
+        raise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def same_tree(a: Path, b: Path):
+    """Every file of two directories, compared byte for byte."""
+    files = lambda d: sorted(p.relative_to(d) for p in d.rglob("*") if p.is_file())
+    assert files(a) == files(b), (files(a), files(b))
+    for f in files(a):
+        assert filecmp.cmp(a / f, b / f, shallow=False), f"{f} differs"
+
+
+@unittest.skipIf(ray is None, "Ray is not installed (pip install './python[cluster]')")
+class ClusterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from stratego_lab import cluster
+
+        cls.cluster = cluster
+        cluster.connect(None, cpus=3)
+
+    @classmethod
+    def tearDownClass(cls):
+        ray.shutdown()
+
+    def test_arena_shards_write_what_one_process_writes(self):
+        spec = dict(a="greedy", b="expectimax:depth=1", games=10, seed=7, rules="referee")
+        match = _core.ArenaMatch(**spec)
+        self.assertEqual(match.pairs, 5)
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            whole = match.play(0, 5)
+            match.write(whole, tmp / "one")
+            text = self.cluster.arena(**spec, shards=2, out=tmp / "two")
+            self.assertIn("results:", text)
+            same_tree(tmp / "one", tmp / "two")
+            # The command line's own match, where the test binaries are built.
+            binary = ROOT / "target" / "debug" / "stratego"
+            if binary.exists():
+                args = ["--a", spec["a"], "--b", spec["b"], "--games", "10", "--seed", "7", "--rules", "referee"]
+                subprocess.run([binary, "arena", *args, "--out", tmp / "cli"], check=True, capture_output=True)
+                same_tree(tmp / "one", tmp / "cli")
+            # Shards that do not make up the match, and an existing output.
+            with self.assertRaisesRegex(ValueError, "game 8 is missing"):
+                match.write(whole[:8], tmp / "three")
+            with self.assertRaisesRegex(ValueError, "game 0 is given twice"):
+                match.write(whole + whole[:1], tmp / "three")
+            with self.assertRaisesRegex(ValueError, "not within the match"):
+                match.play(3, 9)
+            with self.assertRaisesRegex(ValueError, "exists"):
+                match.write(whole, tmp / "one")
+            self.assertFalse((tmp / "three").exists())
+        with self.assertRaisesRegex(ValueError, "must be even"):
+            _core.ArenaMatch("greedy", "random", games=3)
+        with self.assertRaises(ValueError):
+            _core.ArenaMatch("greedy", "nobody")
+
+    def test_a_distributed_smoke_run_survives_a_killed_actor_and_counts_every_game_once(self):
+        said = []
+        killed = {}
+
+        def kill(trainer, round_):
+            # Round 0 is being played (its first games take seconds): kill
+            # self-play actor 0's process in mid-round. Its round is lost
+            # and asked again of the actor Ray restarts.
+            if round_ == 0:
+                time.sleep(0.5)
+                os.kill(killed["pid"], signal.SIGKILL)
+            # Later, kill actor 1 as its round is asked (its games may come
+            # from what it had played ahead): the run goes on either way.
+            if round_ == 5:
+                os.kill(killed["pid1"], signal.SIGKILL)
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = Path(tmp) / "run"
+            trainer = self.cluster.Trainer(run, config=ROOT / "configs" / "smoke.toml", actors=2,
+                                           on_round=kill, say=said.append)
+            # Asked before any round: an actor answers one call at a time.
+            killed["pid"], killed["pid1"] = ray.get([w.pid.remote() for w in trainer.workers])
+            summary = trainer.train()
+            self.assertEqual(summary["iterations"], 12)
+            # At least one kill lands in mid-round (where exactly depends on
+            # the machine's speed) and is said; its round was asked again.
+            self.assertTrue(any("died; Ray restarts it" in line for line in said), said)
+
+            # Every game learned from is counted once: each iteration learned
+            # from one batch of each actor, each (actor, round) once, and the
+            # learner's own count of games is the batches' sum.
+            batches = self.cluster.read_batch_log(run)
+            self.assertEqual(sorted((b["iteration"], b["worker"]) for b in batches),
+                             [(i, w) for i in range(1, 13) for w in (0, 1)])
+            rounds = [(b["worker"], b["round"]) for b in batches]
+            self.assertEqual(len(rounds), len(set(rounds)))
+            self.assertEqual(sum(b["games"] for b in batches), summary["games"])
+
+            # The network beats random as the in-process smoke run must
+            # (tests/train_cli.rs): the last evaluation's interval above 0.5.
+            lines = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
+            last = [l for l in lines if "eval/score_vs_random" in l][-1]
+            self.assertGreater(last["eval/score_vs_random_low"], 0.5, last["eval/score_vs_random"])
+            self.assertTrue((run / "checkpoints" / "00000012" / "model.safetensors").exists())
+
+            # A driver started again on the run directory resumes from its
+            # newest checkpoint and goes on counting.
+            more = self.cluster.Trainer(run, resume=True, actors=1, iterations=13, say=said.append).train()
+            self.assertEqual(more["iterations"], 13)
+            batches = self.cluster.read_batch_log(run)
+            self.assertEqual(sum(b["games"] for b in batches), more["games"])
+
+    def test_bad_starts_are_one_error_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["train", "--config", str(Path(tmp) / "missing.toml"), "--run", str(Path(tmp) / "r")]
+            self.assertEqual(self.cluster.main(args), 1)
+            self.assertFalse((Path(tmp) / "r").exists())
+            self.assertEqual(self.cluster.main(["train", "--resume", str(Path(tmp) / "nothing")]), 1)
+            self.assertEqual(self.cluster.main(["arena", "--a", "greedy", "--b", "random", "--games", "3"]), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
