@@ -59,11 +59,10 @@ def main():
                 f["wall s"] = time.monotonic() - started
                 results[name].append(f)
                 print(f"round {r} {name}: " + ", ".join(f"{k} {v:.3g}" for k, v in f.items()), flush=True)
-    print("\nmedian over rounds:")
+    print("\nrange over rounds:")
     for name, rows in results.items():
         keys = rows[0].keys()
-        med = {k: sorted(r[k] for r in rows)[len(rows) // 2] for k in keys}
-        print(f"{name}: " + ", ".join(f"{k} {v:.3g}" for k, v in med.items()))
+        print(f"{name}: " + ", ".join(f"{k} {min(r[k] for r in rows):.3g}-{max(r[k] for r in rows):.3g}" for k in keys))
     # Bytes per decision of a trajectory batch: one round of one worker.
     from stratego_lab import _core
 

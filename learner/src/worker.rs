@@ -13,6 +13,7 @@ use stratego_model::Device;
 use stratego_selfplay::{Actors, GameTrajectory, InferenceService};
 
 use crate::config::TrainConfig;
+use crate::samples::is_stale;
 use crate::train::{collect, selfplay_seed, start_selfplay};
 use crate::TrainError;
 
@@ -70,7 +71,27 @@ impl SelfPlayWorker {
         }
         let running = self.running.as_ref().expect("started above");
         let max_staleness = self.config.selfplay.max_staleness;
-        collect(&running.games, &running.actors, wanted, version, max_staleness)
+        // The actors play on between requests, and the games they finished
+        // meanwhile wait in the channel. Those of whose decisions none is
+        // recent enough any more would be dropped whole by the learner's
+        // staleness rule: they are dropped here, not sent.
+        let recent = |game: &GameTrajectory| {
+            game.decisions.iter().filter(|d| !is_stale(d.version, version, max_staleness)).count()
+        };
+        let mut kept = Vec::new();
+        let mut have = 0;
+        while have < wanted {
+            let Ok(game) = running.games.try_recv() else { break };
+            let n = recent(&game);
+            if n > 0 {
+                have += n;
+                kept.push(game);
+            }
+        }
+        if have < wanted {
+            kept.extend(collect(&running.games, &running.actors, wanted - have, version, max_staleness)?);
+        }
+        Ok(kept)
     }
 
     /// Stops the actors and the service; an actor's own error comes first.

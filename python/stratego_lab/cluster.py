@@ -105,6 +105,9 @@ class SelfPlayUnit:
     def pid(self):
         return os.getpid()
 
+    def node(self):
+        return _ray().get_runtime_context().get_node_id()
+
     def play(self, weights, version, decisions):
         return self.worker.play(weights, version, decisions)
 
@@ -130,8 +133,16 @@ class Trainer:
         ray = _ray()
         actors_wanted = actors
         connect(address, cpus=max(os.cpu_count() or 1, (actors or 1) + 1))
-        gpu = ray.cluster_resources().get("GPU", 0) >= 1
-        learner_cls = ray.remote(num_cpus=0, num_gpus=1 if gpu else 0)(LearnerUnit)
+        # The learner runs on the driver's node (run the driver on the GPU
+        # box): the run directory it writes is the one the driver logs to
+        # and resumes from, and a node that leaves never takes it along.
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = ray.get_runtime_context().get_node_id()
+        node = next(n for n in ray.nodes() if n["NodeID"] == here)
+        gpu = node["Resources"].get("GPU", 0) >= 1
+        pin = NodeAffinitySchedulingStrategy(node_id=here, soft=False)
+        learner_cls = ray.remote(num_cpus=0, num_gpus=1 if gpu else 0, scheduling_strategy=pin)(LearnerUnit)
         try:
             self.learner = learner_cls.remote(str(self.run), str(config) if config else None, resume, iterations,
                                               device)
@@ -197,7 +208,9 @@ class Trainer:
             index, asked_round = pending.pop(ref)
             try:
                 data, games, decisions = ray.get(ref)
-            except ray.exceptions.RayActorError:
+            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
+                # The actor died in mid-round, or its node left with the
+                # round's games in its object store.
                 self.say(f"self-play actor {index} died; Ray restarts it and its round {asked_round} is asked again")
                 retry = self.workers[index].play.remote(ray.put(weights), version, share)
                 pending[retry] = (index, asked_round)

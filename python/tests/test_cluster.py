@@ -142,5 +142,48 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(self.cluster.main(["arena", "--a", "greedy", "--b", "random", "--games", "3"]), 1)
 
 
+@unittest.skipIf(ray is None, "Ray is not installed (pip install './python[cluster]')")
+class NodeLossTest(unittest.TestCase):
+    """A node that leaves in mid-run, on a cluster of four simulated nodes
+    (a head for the driver and the learner, and three one-CPU nodes for two
+    self-play actors): its actor is restarted on the free node."""
+
+    def test_a_run_survives_the_node_of_a_self_play_actor_leaving(self):
+        from ray.cluster_utils import Cluster
+
+        from stratego_lab import cluster as lab
+
+        if ray.is_initialized():
+            ray.shutdown()
+        nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+        workers = [nodes.add_node(num_cpus=1) for _ in range(3)]
+        nodes.wait_for_nodes()
+        said = []
+        try:
+            ray.init(address=nodes.address)
+
+            def leave(trainer, round_):
+                if round_ == 1:
+                    node_of_0 = ray.get(trainer.workers[0].node.remote())
+                    gone = next(w for w in workers if w.node_id == node_of_0)
+                    nodes.remove_node(gone)
+                    said.append(f"removed {node_of_0}")
+
+            with tempfile.TemporaryDirectory() as tmp:
+                run = Path(tmp) / "run"
+                trainer = lab.Trainer(run, config=ROOT / "configs" / "smoke.toml", actors=2, iterations=3,
+                                      address=nodes.address, on_round=leave, say=said.append)
+                summary = trainer.train()
+                self.assertEqual(summary["iterations"], 3)
+                self.assertTrue(any(line.startswith("removed") for line in said), said)
+                batches = lab.read_batch_log(run)
+                self.assertEqual(sorted((b["iteration"], b["worker"]) for b in batches),
+                                 [(i, w) for i in range(1, 4) for w in (0, 1)])
+                self.assertEqual(sum(b["games"] for b in batches), summary["games"])
+        finally:
+            ray.shutdown()
+            nodes.shutdown()
+
+
 if __name__ == "__main__":
     unittest.main()
