@@ -167,7 +167,7 @@ class Trainer:
         version, weights = ray.get(self.learner.weights.remote())
         share = math.ceil(self.samples / len(self.workers))
         finished = self.finished_at_start
-        round_ = 0
+        round_ = self.log.next_round
         pending = self._ask(weights, version, share, round_)
         if self.on_round:
             self.on_round(self, round_)
@@ -181,8 +181,11 @@ class Trainer:
             pending = self._ask(weights, version, share, round_)
             if self.on_round:
                 self.on_round(self, round_)
+            # Logged before the learner learns: a driver killed after the
+            # learner saved the iteration's checkpoint still has its lines,
+            # and one killed before has them dropped on resume.
+            self.log.write(version + 1, batches)
             step, values, finished = ray.get(self.learner.learn.remote([b["bytes"] for b in batches], waited))
-            self.log.write(step, batches)
             version, weights = ray.get(self.learner.weights.remote())
             self.say(_progress_line(step, values, time.monotonic() - started))
         for ref in pending:
@@ -265,6 +268,9 @@ class _BatchLog:
                 except (ValueError, KeyError, TypeError):
                     pass
         path.write_text("".join(l + "\n" for l in kept))
+        # Rounds are numbered on across driver starts, so a resumed run's
+        # (actor, round) pairs stay unique in the log.
+        self.next_round = max((json.loads(l)["round"] for l in kept), default=-1) + 1
 
     def write(self, step, batches):
         with self.path.open("a") as f:

@@ -132,6 +132,8 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(more["iterations"], 13)
             batches = self.cluster.read_batch_log(run)
             self.assertEqual(sum(b["games"] for b in batches), more["games"])
+            rounds = [(b["worker"], b["round"]) for b in batches]
+            self.assertEqual(len(rounds), len(set(rounds)))
 
     def test_bad_starts_are_one_error_line(self):
         with tempfile.TemporaryDirectory() as tmp:
