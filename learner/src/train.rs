@@ -431,13 +431,13 @@ impl Learner {
         let config = &self.config;
         let last = self.finished();
         let meta = checkpoint_meta(config, step);
-        if step % config.checkpoint.every == 0 || last {
+        if step.is_multiple_of(config.checkpoint.every) || last {
             let dir =
                 self.run.save(&self.counters, &meta, self.net(), &self.ema, &self.optimizer, config.checkpoint.keep)?;
             self.last_checkpoint = Some(dir);
         }
         let mut values = Vec::new();
-        if config.eval.every > 0 && (step % config.eval.every == 0 || last) {
+        if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || last) {
             let eval_started = Instant::now();
             let setups = crate::evaluate::setup_policy(config.game.setups);
             let eval_seed = stream_seed(config.run.seed, "eval", step);
@@ -456,7 +456,7 @@ impl Learner {
     pub fn summary(&self) -> TrainSummary {
         TrainSummary {
             run: self.run.root().to_path_buf(),
-            counters: self.counters.clone(),
+            counters: self.counters,
             last_checkpoint: self.last_checkpoint.clone(),
         }
     }

@@ -43,6 +43,8 @@ impl ArenaMatch {
     /// `ValueError`s.
     #[new]
     #[pyo3(signature = (a, b, games = 100, seed = 1, rules = None, setups = "swap", self_restriction = "both"))]
+    // The arguments of `stratego arena`, each a keyword in Python.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         a: &str,
