@@ -46,7 +46,8 @@ fn ntuple_specs_parse_and_print_canonically() {
     let spec: PlayerSpec = "expectimax:depth=2,leaf=ntuple:a/b.safetensors".parse().unwrap();
     assert_eq!(spec.option("leaf"), Some("ntuple:a/b.safetensors"));
     let err = |text: &str| factory(text).err().unwrap().to_string();
-    assert!(err("ntuple:").contains("needs a table file path"));
+    assert!(err("ntuple:").contains("has nothing after `:`"));
+    assert!(err("ntuple:setup=handcrafted").contains("needs a table file path"));
     assert!(err(&format!("ntuple:{t},depth=2")).contains("player `ntuple` has no option `depth`"));
     assert!(err(&format!("ntuple:{t},press=hard")).contains("bad value `hard` for option `press`"));
     assert!(err("expectimax:leaf=neural").contains("bad value `neural` for option `leaf`"));

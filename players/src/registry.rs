@@ -199,9 +199,10 @@ mod tests {
             .to_string()
             .contains("unknown player `alphazero`; expected idle[:OPTIONS] or file:PATH"));
         assert_eq!(
-            err("file:"),
+            err("file"),
             SpecError::MissingPath { player: "file".into(), what: "a file path, e.g. file:x.bin".into() }
         );
+        assert_eq!(err("file:"), SpecError::NothingAfterColon { spec: "file:".into() });
         assert!(err("file").to_string().contains("`file:` needs a file path"));
         assert!(matches!(err("idle:depth"), SpecError::Malformed { option, .. } if option == "depth"));
         assert!(matches!(err("idle:depth=3"), SpecError::UnknownOption { key, .. } if key == "depth"));

@@ -44,6 +44,8 @@ pub enum SpecError {
     BadValue { key: String, value: String, why: String },
     #[error("`{player}:` needs {what}")]
     MissingPath { player: String, what: String },
+    #[error("player spec `{spec}` has nothing after `:`; write the name alone, or a path or options after the colon")]
+    NothingAfterColon { spec: String },
     #[error("player spec {spec:?} contains a control character")]
     Control { spec: String },
     #[error("cannot load player `{spec}`: {why}")]
@@ -137,17 +139,19 @@ impl FromStr for PlayerSpec {
         if text.chars().any(char::is_control) {
             return Err(SpecError::Control { spec: text.to_string() });
         }
-        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+        let Some((name, rest)) = text.split_once(':') else {
+            return Ok(PlayerSpec::named(text));
+        };
         let mut spec = PlayerSpec::named(name.trim());
+        // A colon promises a path or options; `random:` would otherwise be
+        // read as `random`, hiding whatever the user meant to write there.
         if rest.trim().is_empty() {
-            return Ok(spec);
+            return Err(SpecError::NothingAfterColon { spec: text.to_string() });
         }
         for (i, item) in rest.split(',').enumerate() {
             let item = item.trim();
-            if i == 0 && !item.contains('=') {
-                if !item.is_empty() {
-                    spec.path = Some(item.to_string());
-                }
+            if i == 0 && !item.is_empty() && !item.contains('=') {
+                spec.path = Some(item.to_string());
                 continue;
             }
             let (key, value) = item
@@ -206,6 +210,9 @@ mod tests {
         assert!(matches!(err("expectimax:depth=2,depth=3"), SpecError::Repeated { key, .. } if key == "depth"));
         assert!(matches!(err("expectimax:depth=2,nodes"), SpecError::Malformed { option, .. } if option == "nodes"));
         assert!(matches!(err("expectimax:depth="), SpecError::Malformed { .. }));
+        assert!(matches!(err("random:"), SpecError::NothingAfterColon { .. }));
+        assert!(matches!(err("ntuple: "), SpecError::NothingAfterColon { .. }));
+        assert!(matches!(err("expectimax:,depth=2"), SpecError::Malformed { option, .. } if option.is_empty()));
         assert!(err("expectimax:depth=2,depth=3").to_string().contains("given twice"));
     }
 

@@ -41,27 +41,46 @@ fn cotoan_settings_text(params: BTreeMap<String, String>) -> PyResult<String> {
     Ok(crate::settings_from(Settings::default(), &params)?.canonical())
 }
 
+/// The most fixture states one call may ask for, `games * (plies + 1) +
+/// synthetic`: about a second of this machine. The largest call the three
+/// counts alone allowed was 100 million states, minutes of work and
+/// gigabytes of strings, with the interpreter locked.
+const MOST_FIXTURE_STATES: u64 = 200_000;
+
 /// Seeded fixture states of a task, as snapshots: every state of `games`
 /// random games of up to `plies` plies from the start, then `synthetic`
 /// random well-formed positions (`stratego_cotoan::fixtures`, the source of
-/// `stratego cotoan dump` and of the GDL conformance check).
+/// `stratego cotoan dump` and of the GDL conformance check). Other Python
+/// threads run while the states are drawn.
 #[pyfunction]
 #[pyo3(signature = (settings, seed = 0, games = 2, plies = 30, synthetic = 4))]
-fn cotoan_fixtures(settings: &str, seed: u64, games: u32, plies: u32, synthetic: u32) -> PyResult<Vec<String>> {
-    const MOST: u32 = 10_000;
-    if games > MOST || plies > MOST || synthetic > MOST {
-        return Err(value_error(format!("games, plies and synthetic are each at most {MOST}")));
+fn cotoan_fixtures(
+    py: Python<'_>,
+    settings: &str,
+    seed: u64,
+    games: u32,
+    plies: u32,
+    synthetic: u32,
+) -> PyResult<Vec<String>> {
+    let states = u64::from(games) * (u64::from(plies) + 1) + u64::from(synthetic);
+    if states > MOST_FIXTURE_STATES {
+        return Err(value_error(format!(
+            "{games} games of up to {plies} plies and {synthetic} synthetic positions are up to {states} states; \
+             at most {MOST_FIXTURE_STATES} are drawn in one call"
+        )));
     }
     let settings = parse_settings(settings)?;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        out.extend(fixtures::random_trajectory(settings, plies, &mut rng).iter().map(State::serialize));
-    }
-    for _ in 0..synthetic {
-        out.push(fixtures::synthetic_state(settings, &mut rng).serialize());
-    }
-    Ok(out)
+    Ok(py.detach(|| {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for _ in 0..games {
+            out.extend(fixtures::random_trajectory(settings, plies, &mut rng).iter().map(State::serialize));
+        }
+        for _ in 0..synthetic {
+            out.push(fixtures::synthetic_state(settings, &mut rng).serialize());
+        }
+        out
+    }))
 }
 
 /// The keys and values of a settings text, in canonical order.

@@ -40,6 +40,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_dealing_information_state, m)?)?;
     m.add("MAX_INFORMATION_STATE_PLIES", infostate::MAX_TENSOR_PLIES)?;
     m.add("NUM_ACTIONS", NUM_ACTIONS)?;
+    m.add("MAX_DEALS", MAX_DEALS)?;
     m.add("PIECE_LETTERS", PieceType::ALL.iter().map(|t| t.letter().to_string()).collect::<Vec<_>>())?;
     m.add("END_REASONS", stratego_engine::state::EndReason::ALL.iter().map(|r| r.name()).collect::<Vec<_>>())?;
     m.add_class::<StrategoState>()?;
@@ -116,11 +117,18 @@ pub(crate) fn parse_setup_policy(source: &str) -> PyResult<SetupPolicy> {
     SetupPolicy::from_str(source).map_err(value_error)
 }
 
-/// Deal `index` of the setup source `source` (`random` or `handcrafted`)
-/// for the piece set `pieces`, as a setup text (40 letters, the owner's
-/// back row first).
+/// The most deals (chance outcomes per setup) a game may list: the deal
+/// indices are 0 to `MAX_DEALS - 1`.
+pub(crate) const MAX_DEALS: u64 = 1 << 20;
+
+/// Deal `index` (below `MAX_DEALS`) of the setup source `source` (`random`,
+/// `handcrafted` or `handcrafted-v2`) for the piece set `pieces`, as a setup
+/// text (40 letters, the owner's back row first).
 #[pyfunction]
 fn deal_setup(pieces: &str, source: &str, index: u64) -> PyResult<String> {
+    if index >= MAX_DEALS {
+        return Err(value_error(format!("deal {index} is not one of the deals 0-{}", MAX_DEALS - 1)));
+    }
     let set = PieceSet::from_name(pieces)
         .ok_or_else(|| value_error(format!("piece set `{pieces}` is not classic or barrage")))?;
     let policy = parse_setup_policy(source)?;

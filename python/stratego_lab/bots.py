@@ -13,6 +13,8 @@ OpenSpiel's own bots from the same kind of spec (`COTOAN_BOTS`): `random`
 rollouts: `mcts:simulations=200,rollouts=1,uct=2`).
 """
 
+import numbers
+
 import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
@@ -73,10 +75,9 @@ class UniformRandomBot(pyspiel.Bot):
     `make_uniform_random_bot` is tied to one player id; this one plays
     either side.)"""
 
-    def __init__(self, seed=0):
+    def __init__(self, rng):
         pyspiel.Bot.__init__(self)
-        self._seed = seed
-        self._rng = np.random.RandomState(seed)
+        self._rng = rng
 
     def step(self, state):
         return int(self._rng.choice(state.legal_actions()))
@@ -91,34 +92,59 @@ class UniformRandomBot(pyspiel.Bot):
         return False
 
 
+#: The most simulations or rollouts a CoToan MCTS bot takes for one move:
+#: beyond it a move would take hours, which reads as a hang.
+MOST_SEARCH = 1_000_000
+
+
 def _cotoan_options(spec):
-    """(kind, options) of a CoToan bot spec `kind[:key=value,...]`; an
-    unknown kind or option, or a bad value, is a ValueError."""
-    kind, _, rest = spec.partition(":")
+    """(kind, options) of a CoToan bot spec `kind[:key=value,...]`, written
+    as the lab's player specs are; an unknown kind or option, an empty entry,
+    a repeated key or a bad value is a ValueError."""
+    if not isinstance(spec, str):
+        raise TypeError(f"a bot spec is a string, got {spec!r:.40}")
+    kind, colon, rest = spec.partition(":")
+    kind = kind.strip()
     if kind not in COTOAN_BOTS:
         raise ValueError(f"unknown cotoan bot {kind!r} (the kinds are {', '.join(COTOAN_BOTS)})")
     options = dict(COTOAN_BOTS[kind])
-    for entry in filter(None, rest.split(",")):
-        key, equals, value = entry.partition("=")
+    if colon and not rest.strip():
+        raise ValueError(f"bot spec {spec!r} has nothing after ':'; write {kind!r} alone or options after the colon")
+    given = set()
+    for entry in rest.split(",") if colon else []:
+        key, equals, value = (part.strip() for part in entry.partition("="))
         if not equals or key not in options:
             raise ValueError(
                 f"bot spec {spec!r}: {entry!r} is not an option of {kind} (its options: {', '.join(options) or 'none'})"
             )
+        if key in given:
+            raise ValueError(f"bot spec {spec!r}: option {key} is given twice")
+        given.add(key)
         try:
             parsed = type(options[key])(value)
         except ValueError:
             raise ValueError(f"bot spec {spec!r}: {key}={value!r} is not a number") from None
-        if parsed <= 0:
-            raise ValueError(f"bot spec {spec!r}: {key} must be positive")
+        if not (0 < parsed <= MOST_SEARCH):
+            raise ValueError(f"bot spec {spec!r}: {key} must be above 0 and at most {MOST_SEARCH}")
         options[key] = parsed
     return kind, options
 
 
+def _check_seed(seed):
+    """A bot seed is what the lab's players take: a whole number from 0 to
+    2**64 - 1 (None, which numpy would read as "from the machine", is
+    refused: bots are seeded)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+        raise ValueError(f"a bot seed is a whole number from 0 to 2**64 - 1, got {seed!r:.40}")
+    return int(seed)
+
+
 def _cotoan_bot(spec, game, seed):
     kind, options = _cotoan_options(spec)
+    # numpy's generator takes the 64-bit seed as two 32-bit words.
+    rng = np.random.RandomState([seed & 0xFFFFFFFF, seed >> 32])
     if kind == "random":
-        return UniformRandomBot(seed)
-    rng = np.random.RandomState(seed)
+        return UniformRandomBot(rng)
     evaluator = mcts.RandomRolloutEvaluator(options["rollouts"], rng)
     return mcts.MCTSBot(game, options["uct"], options["simulations"], evaluator, random_state=rng)
 
@@ -129,6 +155,7 @@ def make_bot(spec, game=None, seed=0):
     `expectimax:depth=2`, `ntuple:PATH`, `net:PATH`, ...). In a `cotoan` game:
     `random` or `mcts[:simulations=N,rollouts=N,uct=C]` (`COTOAN_BOTS`).
     Another game is a ValueError."""
+    seed = _check_seed(seed)
     if isinstance(game, CoToanGame):
         return _cotoan_bot(spec, game, seed)
     if game is not None and not isinstance(game, StrategoGame):

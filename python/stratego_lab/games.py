@@ -33,6 +33,7 @@ lab's games with a `GameStringError`.
 
 import base64
 import math
+import numbers
 import pickle
 
 import numpy as np
@@ -145,7 +146,7 @@ def _not_provided(game, why):
 # --- Stratego ---------------------------------------------------------------
 
 #: The most deals (chance outcomes per setup) a game may list.
-MAX_DEALS = 1 << 20
+MAX_DEALS = _core.MAX_DEALS
 _DEFAULT_DEALS = 1024
 
 
@@ -241,6 +242,22 @@ def _checked_serialization(game, text, state_class):
     if state_class is CoToanState and core is not None:
         if core.serialize().split(" ", 1)[0] != game.settings:
             raise ValueError(f"not a serialized state of {game}: another CoToan task")
+
+
+def _uniform_draw(probability_sampler):
+    """One draw of a resampling's `probability_sampler`, checked: a float in
+    [0, 1), as OpenSpiel's samplers give. Anything else is a ValueError (a
+    value of 1 or more would otherwise be clamped into the last outcome,
+    silently biasing the draw)."""
+    value = probability_sampler()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value < 1.0:
+        raise ValueError(f"the probability sampler returned {value!r:.40}, not a float in [0, 1)")
+    return float(value)
+
+
+def _check_sampler(probability_sampler):
+    if not callable(probability_sampler):
+        raise TypeError(f"the probability sampler must be callable, got {probability_sampler!r:.40}")
 
 
 def _check_player(player):
@@ -359,7 +376,10 @@ class StrategoState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
-            return f"{('Red', 'Blue')[len(self._dealt) % 2]} setup deal {action}"
+            text = self.get_game().action_to_string(player, action)
+            # At a deal, whose deal it is; elsewhere (a history printed
+            # later) the game's plain text.
+            return f"{('Red', 'Blue')[len(self._dealt)]} {text}" if self._core is None else text
         _check_player(player)
         return _core.stratego_action_to_string(action, player)
 
@@ -397,18 +417,18 @@ class StrategoState(pyspiel.State):
         state); the resampled opponent setup is no deal, so its attributes
         record only `player`'s deal, and `serialize()` is exact through the
         engine text."""
-        if player not in (0, 1):
-            raise ValueError(f"player {player} is not 0 (Red) or 1 (Blue)")
+        _check_player(player)
+        _check_sampler(probability_sampler)
         if self._core is None:
             if player == 1 and len(self._dealt) == 1:
                 # Blue knows that Red's setup was dealt, not which one.
                 state = self.get_game().new_initial_state()
-                state.apply_action(min(int(probability_sampler() * self._deals), self._deals - 1))
+                state.apply_action(min(int(_uniform_draw(probability_sampler) * self._deals), self._deals - 1))
                 return state
             # Nothing else is hidden from `player` before both deals.
             return self.clone()
         # Two draws give 64 seed bits whatever the sampler's resolution.
-        high, low = (min(int(probability_sampler() * 2**32), 2**32 - 1) for _ in range(2))
+        high, low = (int(_uniform_draw(probability_sampler) * 2**32) for _ in range(2))
         core = self._core.resample(player, (high << 32) | low)
         state = self.clone()
         state._core = core
@@ -607,9 +627,9 @@ class CoToanState(pyspiel.State):
         """This state itself, as a copy: CoToan is a game of perfect
         information, so an information state holds one state (OpenSpiel's
         default for such games, written here so that the copy is this
-        class's own). The sampler is not drawn from."""
-        if player not in (0, 1):
-            raise ValueError(f"player {player} is not 0 (Red) or 1 (Blue)")
+        class's own). The sampler is not drawn from, but it must be one."""
+        _check_player(player)
+        _check_sampler(probability_sampler)
         return self.clone()
 
     def is_terminal(self):

@@ -76,11 +76,19 @@ class CoToanBots(unittest.TestCase):
             ("greedy", "unknown cotoan bot"),
             ("mcts:depth=2", "not an option"),
             ("mcts:simulations=many", "not a number"),
-            ("mcts:simulations=0", "positive"),
+            ("mcts:simulations=0", "must be above 0"),
             ("random:seed=1", "not an option"),
+            ("random:", "nothing after"),
+            ("mcts:,simulations=5", "is not an option of mcts"),
+            ("mcts:simulations=5,", "is not an option of mcts"),
+            ("mcts:simulations=5,simulations=6", "given twice"),
+            ("mcts:uct=nan", "must be above 0"),
+            ("mcts:uct=inf", "must be above 0"),
+            ("mcts:simulations=10000000000", "at most"),
         ]:
             with self.subTest(spec=spec), self.assertRaisesRegex(ValueError, message):
                 stratego_lab.make_bot(spec, game)
+        self.assertIsNotNone(stratego_lab.make_bot(" mcts : simulations = 5 ", game))
 
     def test_lab_players_still_refuse_other_games_clearly(self):
         with self.assertRaisesRegex(ValueError, "play the stratego game"):

@@ -104,6 +104,89 @@ class ActionTexts(unittest.TestCase):
             stratego.action_to_string(pyspiel.PlayerId.CHANCE, 10**6)
         self.assertEqual(stratego.action_to_string(pyspiel.PlayerId.CHANCE, 3), "setup deal 3")
 
+    def test_a_states_chance_texts_name_only_deals(self):
+        # A state printed any chance id, before the deals and after them.
+        state = pyspiel.load_game("stratego").new_initial_state()
+        self.assertEqual(state.action_to_string(pyspiel.PlayerId.CHANCE, 5), "Red setup deal 5")
+        state.apply_action(3)
+        self.assertEqual(state.action_to_string(pyspiel.PlayerId.CHANCE, 5), "Blue setup deal 5")
+        state.apply_action(4)
+        # After the deals (a history printed later), the game's text.
+        self.assertEqual(state.action_to_string(pyspiel.PlayerId.CHANCE, 3), "setup deal 3")
+        for deal in [-1, 1024, 10**9, -(2**62)]:
+            with self.subTest(deal=deal), self.assertRaisesRegex(ValueError, "outside the chance outcomes"):
+                state.action_to_string(pyspiel.PlayerId.CHANCE, deal)
+
+
+class NoSilentAnswers(unittest.TestCase):
+    """Inputs that used to return something instead of raising: each is
+    refused now, with a message saying what is wrong."""
+
+    def setUp(self):
+        self.stratego = pyspiel.load_game("stratego")
+        self.cotoan = pyspiel.load_game("cotoan")
+        self.state = self.stratego.new_initial_state()
+        for action in [0, 1]:
+            self.state.apply_action(action)
+
+    def test_a_resampling_sampler_must_give_floats_in_the_unit_interval(self):
+        player = self.state.current_player()
+        for value in [1.0, 2.0, -0.5, float("nan"), float("inf"), True, "x", None]:
+            with self.subTest(value=value), self.assertRaisesRegex(ValueError, r"not a float in \[0, 1\)"):
+                self.state.resample_from_infostate(player, lambda value=value: value)
+        # Before the deals too: Blue's resample draws Red's deal.
+        dealing = self.stratego.new_initial_state()
+        dealing.apply_action(0)
+        with self.assertRaisesRegex(ValueError, "not a float"):
+            dealing.resample_from_infostate(1, lambda: 1.0)
+        for state in [self.state, self.cotoan.new_initial_state()]:
+            for sampler in [None, 0.5, "uniform"]:
+                with self.subTest(state=type(state).__name__, sampler=sampler):
+                    with self.assertRaisesRegex(TypeError, "must be callable"):
+                        state.resample_from_infostate(0, sampler)
+            with self.assertRaisesRegex(ValueError, "is not 0 .Red. or 1 .Blue."):
+                state.resample_from_infostate(2, lambda: 0.5)
+
+    def test_bot_seeds_are_the_lab_players_seeds_in_both_games(self):
+        for game in [self.stratego, self.cotoan]:
+            for seed in [None, -1, 2**64, 1.5, "1", True]:
+                with self.subTest(game=str(game), seed=seed), self.assertRaisesRegex(ValueError, "a bot seed is"):
+                    stratego_lab.make_bot("random", game, seed)
+            stratego_lab.make_bot("random", game, 2**64 - 1)
+
+    def test_cotoan_seeds_use_all_64_bits(self):
+        # numpy's RandomState takes 32-bit seeds; two seeds that differ only
+        # above bit 32 must still give different bots.
+        state = self.cotoan.new_initial_state()
+        moves = []
+        for seed in [5, 5 + 2**32]:
+            bot = stratego_lab.make_bot("random", self.cotoan, seed)
+            moves.append([bot.step(state) for _ in range(20)])
+        self.assertNotEqual(moves[0], moves[1])
+
+    def test_specs_with_nothing_after_the_colon_or_empty_entries_are_refused(self):
+        # CoToan's bot specs: test_algorithms.CoToanBots.
+        for spec, message in [
+            ("random:", "nothing after"),
+            ("expectimax: ", "nothing after"),
+            ("expectimax:,depth=2", "not of the form key=value"),
+        ]:
+            with self.subTest(spec=spec), self.assertRaisesRegex(ValueError, message):
+                stratego_lab.make_bot(spec, self.stratego, 0)
+
+    def test_deals_beyond_the_largest_game_are_refused(self):
+        last = stratego_lab.games.MAX_DEALS - 1
+        self.assertEqual(len(_core.deal_setup("classic", "random", last)), 40)
+        for index in [last + 1, 10**12, 2**64 - 1]:
+            with self.subTest(index=index), self.assertRaisesRegex(ValueError, "is not one of the deals"):
+                _core.deal_setup("classic", "handcrafted", index)
+
+    def test_fixture_requests_are_bounded_before_any_work(self):
+        settings = self.cotoan.settings
+        with self.assertRaisesRegex(ValueError, "at most 200000 are drawn"):
+            _core.cotoan_fixtures(settings, games=10000, plies=10000, synthetic=10000)
+        self.assertTrue(_core.cotoan_fixtures(settings, games=1, plies=3, synthetic=1))
+
 
 class OtherGamesStates(unittest.TestCase):
     """A serialized state of another game, task or ruleset is refused, where

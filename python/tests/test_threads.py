@@ -1,6 +1,7 @@
-"""Big sizes and threads: a VecEnv too large for its arrays is refused up
-front, and two Python threads sharing one bot or one VecEnv never deadlock
-(the second waits, or gets a clear error)."""
+"""Big sizes and threads: a VecEnv too large for its arrays and a fixture
+request too large to draw are refused up front, and two Python threads
+sharing one bot or one VecEnv never deadlock (the second waits, or gets a
+clear error)."""
 
 import threading
 import unittest
@@ -90,6 +91,30 @@ class Threads(unittest.TestCase):
         results, errors = run_threads(lambda i: _locked_steps(env, lock, 100), 2)
         self.assertEqual(errors, [None, None])
         self.assertEqual(results, [100, 100])
+
+
+class CoToanFixtures(unittest.TestCase):
+    def test_the_largest_fixture_request_ends_and_lets_other_threads_run(self):
+        # 1000 games of up to 199 plies: the bound's size (200,000 states).
+        settings = pyspiel.load_game("cotoan").settings
+        done = threading.Event()
+        ticks = []
+
+        def draw(i):
+            if i == 0:
+                try:
+                    return len(stratego_lab._core.cotoan_fixtures(settings, games=1000, plies=199, synthetic=0))
+                finally:
+                    done.set()
+            while not done.wait(0.005):
+                ticks.append(1)
+            return None
+
+        results, errors = run_threads(draw, 2, timeout=60)
+        self.assertEqual(errors, [None, None])
+        self.assertGreater(results[0], 1000)
+        # The draw releases the interpreter: the other thread kept ticking.
+        self.assertGreater(len(ticks), 5)
 
 
 class _NoLock:
