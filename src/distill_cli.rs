@@ -44,6 +44,7 @@ pub fn distill_command(out: &mut impl Write, args: DistillArgs) -> Result<(), Cl
     p.games = args.games.unwrap_or(p.games);
     p.epochs = args.epochs.unwrap_or(p.epochs);
     config.validate()?;
+    config.check_before_run()?;
     let device = args.device.unwrap_or_else(|| config.run.device.name().to_string());
     let p = &config.pretrain;
     writeln!(

@@ -1,8 +1,7 @@
-//! The players the command line knows: the baselines' and the network
-//! player's registry entries, as the learner's evaluations know them
-//! (`stratego_learner::evaluate::players`, their one list). `stratego
-//! players` lists them; every command that takes a player spec builds it
-//! here.
+//! The players the command line knows: `stratego_roster::players`, the one
+//! list the learner's evaluations and the Python package use too.
+//! `stratego players` lists them; every command that takes a player spec
+//! builds it here.
 
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use stratego_players::{PlayerFactory, Registry, SpecError};
 /// Every player: the baselines, and network checkpoints loaded on the CPU
 /// (the device is made only when a `net:` spec asks for one).
 pub fn registry() -> Registry {
-    stratego_learner::evaluate::players()
+    stratego_roster::players()
 }
 
 /// The factory of a spec text.

@@ -87,6 +87,8 @@ const LAYERS: &[&[&str]] = &[
     &["engine"],
     &["cotoan", "players", "model", "runlog"],
     &["baselines", "evaluation", "netplayer", "selfplay"],
+    // The one list of players, below everything that names players by spec.
+    &["roster"],
     &["learner"],
     // The two front ends: the command line and the Python package.
     &["stratego", "python"],
@@ -122,6 +124,46 @@ fn dependencies_point_down_the_pipeline() {
     for name in ["engine", "players", "baselines", "evaluation", "cotoan", "runlog"] {
         assert!(!by_name[name].external.iter().any(|d| d == "burn"), "{name} depends on burn");
     }
+}
+
+/// The list of players is put together in one crate, below the learner:
+/// the command line, the Python package and the learner take it from there,
+/// and no other crate assembles a registry of the baselines and the network
+/// players itself.
+#[test]
+fn the_players_list_is_one_crate_below_the_learner() {
+    let members = members();
+    let by_name: BTreeMap<&str, &Member> = members.values().map(|m| (short(&m.package), m)).collect();
+    assert!(layer("stratego-roster") < layer("stratego-learner"));
+    let mut roster = by_name["roster"].ours.clone();
+    roster.sort();
+    assert_eq!(roster, ["stratego-baselines", "stratego-netplayer", "stratego-players"]);
+    for user in ["learner", "stratego", "python"] {
+        assert!(by_name[user].ours.iter().any(|d| d == "stratego-roster"), "{user} does not use the roster");
+    }
+    for folder in ["src", "python/src", "learner/src", "evaluation/src", "selfplay/src"] {
+        for file in rust_files(&root().join(folder)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                !text.contains("stratego_netplayer::register("),
+                "{} assembles a player list of its own; use stratego_roster::players()",
+                file.display()
+            );
+        }
+    }
+}
+
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+    out
 }
 
 #[test]

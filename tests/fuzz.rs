@@ -356,7 +356,7 @@ fn player_specs() {
     .iter()
     .map(|s| s.as_bytes().to_vec())
     .collect();
-    let registry = stratego_learner::evaluate::players();
+    let registry = stratego_roster::players();
     fuzz("player-spec", 1508, &seeds, |b| registry.factory(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
@@ -393,7 +393,7 @@ fn network_checkpoints() {
     });
     // The huge-weight network loads (its weights are finite) and then
     // fails at its first move with one line, as `arena` reports it.
-    let player = stratego_learner::evaluate::players();
+    let player = stratego_roster::players();
     std::fs::write(&path, &seeds[2]).unwrap();
     let spec = format!("net:{}", path.display());
     let factory = player.factory(&spec).unwrap();
@@ -564,7 +564,7 @@ fn registrations() {
         .map(|n| std::fs::read(repo(&format!("registrations/{n}.toml"))).unwrap())
         .collect();
     let path = scratch_file("registration.toml");
-    let registry = stratego_learner::evaluate::players();
+    let registry = stratego_roster::players();
     fuzz("registration", 1511, &seeds, |b| {
         std::fs::write(&path, b).unwrap();
         stratego_evaluation::registration::prepare(&path, &registry).map(drop).map_err(|e| e.to_string())
@@ -625,7 +625,7 @@ fn registration_and_config_products() {
         .map(|t| String::from_utf8(t).unwrap().split("\n[[results]]").next().unwrap().as_bytes().to_vec())
         .collect();
     let path = scratch_file("products.toml");
-    let registry = stratego_learner::evaluate::players();
+    let registry = stratego_roster::players();
     let mutator: Mutator = |rng, seed, _| with_random_products(rng, seed, &["games", "margin"]);
     fuzz_with("registration-products", 1517, &registrations, mutator, |b| {
         std::fs::write(&path, b).unwrap();

@@ -21,7 +21,7 @@ fn the_repositorys_registrations_are_consistent_with_their_logged_results() {
     // No other test of this binary reads a relative path.
     std::env::set_current_dir(dir.parent().unwrap()).unwrap();
     for file in files {
-        let prepared = prepare(&file, &stratego_learner::evaluate::players()).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = prepare(&file, &stratego_roster::players()).unwrap_or_else(|e| panic!("{e}"));
         assert!(!prepared.registration.results.is_empty(), "{} has been run", file.display());
     }
 }

@@ -45,7 +45,7 @@ const MAX_PLIES: u32 = 3000;
 
 #[test]
 fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
-    let kinds: Vec<&str> = stratego_learner::evaluate::players().entries().iter().map(|e| e.name).collect();
+    let kinds: Vec<&str> = stratego_roster::players().entries().iter().map(|e| e.name).collect();
     let missing: Vec<&&str> = kinds.iter().filter(|k| spec_of(k).is_none()).collect();
     assert!(missing.is_empty(), "registered kinds without a spec in this test: {missing:?}");
     let dir = scratch("ucc-players");
@@ -109,7 +109,7 @@ fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
 /// short cap, a battleless cap, no two-square or more-squares rule.
 #[test]
 fn every_player_kind_plays_arena_games_under_other_caps() {
-    let kinds: Vec<&str> = stratego_learner::evaluate::players().entries().iter().map(|e| e.name).collect();
+    let kinds: Vec<&str> = stratego_roster::players().entries().iter().map(|e| e.name).collect();
     let dir = scratch("arena-players");
     for kind in kinds {
         let spec = spec_of(kind).unwrap_or_else(|| panic!("no spec for the registered kind {kind}"));

@@ -316,7 +316,8 @@ mod tests {
         assert!(err("expectimax:depth=three").contains("bad value `three`"));
         assert!(err("expectimax:depth=2,depth=3").contains("given twice"));
         assert!(err("random:setup=clever").contains("expected `random`, `handcrafted` or `handcrafted-v2`"));
-        assert!(err("ntuple:").contains("needs a table file path"));
+        assert!(err("ntuple:").contains("has nothing after `:`"));
+        assert!(err("ntuple").contains("needs a table file path"));
         assert!(err("expectimax:nodes=-5").contains("bad value `-5`"));
         // Without the network crate's entry, `net:` is an unknown player.
         assert!(err("net:runs/x/ckpt.safetensors").contains("unknown player `net`"));

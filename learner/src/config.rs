@@ -554,10 +554,11 @@ impl TrainConfig {
                 return Err(invalid(key, "needs finite c, k, floor, ceiling >= 0 with floor <= ceiling"));
             }
         }
-        // Built, not only parsed: a `net:` checkpoint that does not load is
-        // an error now, not at the first evaluation.
+        // Parsed only (name, path, syntax): the files a spec names are read
+        // by `check_before_run`, not by every parse of a config.
+        let players = stratego_roster::players();
         for opponent in &self.eval.opponents {
-            crate::evaluate::players().factory(opponent).map_err(|e| invalid("eval.opponents", e))?;
+            players.parse(opponent).map_err(|e| invalid("eval.opponents", e))?;
         }
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
@@ -568,10 +569,34 @@ impl TrainConfig {
         if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0 && *m <= MAX_MINUTES)) {
             return Err(invalid("run.max_minutes", format!("{m} must be a number in (0, {MAX_MINUTES}]")));
         }
+        if self.run.init.is_some() && self.pretrain.enabled {
+            return Err(invalid("run.init", "and `pretrain.enabled` both make the first network: choose one"));
+        }
+        self.validate_pretrain()
+    }
+
+    /// Checks what the config names outside its own text, before a run
+    /// starts (or resumes): builds every player it names, reading their
+    /// files, and checks that those that play the run's games can play its
+    /// rules (a `net:` checkpoint that does not load is an error now, not at
+    /// the first evaluation); reads `run.init`'s metadata and checks it
+    /// against the model and the rules. [`TrainConfig::parse`] reads no file.
+    pub fn check_before_run(&self) -> Result<(), TrainError> {
+        let players = stratego_roster::players();
+        let build = |key: &str, spec: &str| players.factory(spec).map_err(|e| invalid(key, e));
+        for opponent in &self.eval.opponents {
+            build("eval.opponents", opponent)?;
+        }
+        let rules = &self.game.rules;
+        // The pretrain section's players too when it is off: `stratego
+        // distill` plays them whatever `pretrain.enabled` says.
+        let playing = (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o)))
+            .chain([("pretrain.teacher", &self.pretrain.teacher)])
+            .chain(self.pretrain.opponents.iter().map(|o| ("pretrain.opponents", o)));
+        for (key, spec) in playing {
+            build(key, spec)?.check_rules(rules).map_err(|e| invalid(key, e))?;
+        }
         if let Some(init) = &self.run.init {
-            if self.pretrain.enabled {
-                return Err(invalid("run.init", "and `pretrain.enabled` both make the first network: choose one"));
-            }
             let meta = stratego_model::read_meta(init).map_err(|e| invalid("run.init", e))?;
             let (preset, layout) = (self.model.preset, self.game.layout);
             if meta.config != preset.model() || meta.layout != layout {
@@ -590,7 +615,7 @@ impl TrainConfig {
                 .expect_same(&meta.rules)
                 .map_err(|e| invalid("run.init", format!("{}: {e}", init.display())))?;
         }
-        self.validate_pretrain()
+        Ok(())
     }
 
     /// The buffers whose sizes are products of keys, each with the bytes it
@@ -640,12 +665,7 @@ impl TrainConfig {
 
     fn validate_pretrain(&self) -> Result<(), TrainError> {
         let p = &self.pretrain;
-        let rules = &self.game.rules;
-        let player = |key: &str, spec: &str| {
-            let factory = crate::evaluate::players().factory(spec).map_err(|e| invalid(key, e))?;
-            factory.check_rules(rules).map_err(|e| invalid(key, e))
-        };
-        player("pretrain.teacher", &p.teacher)?;
+        stratego_roster::players().parse(&p.teacher).map_err(|e| invalid("pretrain.teacher", e))?;
         // 0 is allowed: the control run of a test that learning shows.
         if !(p.lr.is_finite() && p.lr >= 0.0) {
             return Err(invalid("pretrain.lr", format!("{} must be a finite number >= 0", p.lr)));
@@ -666,9 +686,9 @@ impl TrainConfig {
     /// the share of games they play.
     fn validate_opponents(&self, section: &str, opponents: &[String], share: f64) -> Result<(), TrainError> {
         let key = format!("{section}.opponents");
+        let players = stratego_roster::players();
         for spec in opponents {
-            let factory = crate::evaluate::players().factory(spec).map_err(|e| invalid(&key, e))?;
-            factory.check_rules(&self.game.rules).map_err(|e| invalid(&key, e))?;
+            players.parse(spec).map_err(|e| invalid(&key, e))?;
         }
         let share_key = format!("{section}.opponent_share");
         if !(0.0..=1.0).contains(&share) {
@@ -799,13 +819,12 @@ mod tests {
             ("[run]\ndevice = \"tpu\"\n", "run.device"),
             ("[model]\npreset = \"giant\"\n", "model.preset"),
             ("[selfplay]\nactors = 0\n", "selfplay.actors"),
-            ("[eval]\nopponents = [\"net:x.safetensors\"]\n", "eval.opponents"),
+            ("[eval]\nopponents = [\"net\"]\n", "eval.opponents"),
             ("[learner.lr]\nc = 1.0\nk = 1.0\nfloor = 0.1\nceiling = 0.01\n", "learner.lr"),
             ("[bogus]\n", "bogus"),
             ("[pretrain]\nteachr = \"greedy\"\n", "teachr"),
             ("[pretrain]\nenabled = \"yes\"\n", "pretrain.enabled"),
             ("[pretrain]\nteacher = \"alphazero\"\n", "pretrain.teacher"),
-            ("[pretrain]\nteacher = \"ntuple:missing.safetensors\"\n", "pretrain.teacher"),
             ("[pretrain]\ngames = 1\n", "pretrain.games"),
             ("[pretrain]\ngames = -3\n", "pretrain.games"),
             ("[pretrain]\nepochs = 0\n", "pretrain.epochs"),
@@ -821,6 +840,18 @@ mod tests {
             ("[pretrain]\nopponent_share = 1.5\nopponents = [\"random\"]\n", "pretrain.opponent_share"),
         ] {
             let e = TrainConfig::parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text:?} gave {e}");
+            assert_eq!(e.lines().count(), 1, "one line: {e}");
+        }
+        // A file a spec names is read when a run starts, not by a parse.
+        for (text, key) in [
+            ("[eval]\nopponents = [\"net:x.safetensors\"]\n", "eval.opponents"),
+            ("[pretrain]\nteacher = \"ntuple:missing.safetensors\"\n", "pretrain.teacher"),
+            ("[selfplay]\nopponents = [\"net:gone.safetensors\"]\n", "selfplay.opponents"),
+            ("[run]\ninit = \"missing.safetensors\"\n", "run.init"),
+        ] {
+            let config = TrainConfig::parse(text).unwrap_or_else(|e| panic!("{text:?} gave {e}"));
+            let e = config.check_before_run().unwrap_err().to_string();
             assert!(e.contains(key), "{text:?} gave {e}");
             assert_eq!(e.lines().count(), 1, "one line: {e}");
         }

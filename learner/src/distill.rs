@@ -3,7 +3,7 @@
 //! RL continues (`[pretrain]` in the config, `stratego distill`).
 //!
 //! 1. **Teacher games.** The teacher (a player spec, built by the registry
-//!    of [`crate::evaluate::players`]) plays both seats, or one seat against
+//!    of [`stratego_roster::players`]) plays both seats, or one seat against
 //!    an opponent of `pretrain.opponents` in a share `pretrain.opponent_share`
 //!    of the games. Games are played in parallel (rayon); game i is seeded by
 //!    `stream_seed(run.seed, "distill-game", i)` and results come back in
@@ -404,7 +404,7 @@ pub fn distill(
 ) -> Result<(StrategoNet, DistillReport), TrainError> {
     let started = Instant::now();
     let p = &config.pretrain;
-    let registry = crate::evaluate::players();
+    let registry = stratego_roster::players();
     let build = |key: &str, spec: &str| {
         let factory = registry.factory(spec).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
         factory.check_rules(&config.game.rules).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
@@ -641,7 +641,7 @@ mod tests {
         let mut c = config(60);
         let games = play_teacher_games(&c, &HighestFactory, &[], 3, &|| {}).unwrap();
         c.pretrain.opponent_share = 1.0;
-        let random = crate::evaluate::players().factory("random").unwrap();
+        let random = stratego_roster::players().factory("random").unwrap();
         let mixed = play_teacher_games(&c, &HighestFactory, &[random], 2, &|| {}).unwrap();
         assert_eq!((mixed[0].teacher, mixed[1].teacher), ([true, false], [false, true]));
         for (games, both) in [(&games, true), (&mixed, false)] {
@@ -687,7 +687,7 @@ mod tests {
     #[test]
     fn value_targets_are_the_result_for_each_side() {
         let c = config(4000);
-        let greedy = crate::evaluate::players().factory("greedy").unwrap();
+        let greedy = stratego_roster::players().factory("greedy").unwrap();
         let games = play_teacher_games(&c, greedy.as_ref(), &[], 4, &|| {}).unwrap();
         let decided: Vec<usize> = (0..games.len()).filter(|&g| games[g].outcome().winner.is_some()).collect();
         assert!(!decided.is_empty(), "greedy decides most games");
@@ -714,7 +714,7 @@ mod tests {
     fn a_decision_that_is_not_the_teachers_is_an_error() {
         let mut c = config(40);
         c.pretrain.opponent_share = 1.0;
-        let random = crate::evaluate::players().factory("random").unwrap();
+        let random = stratego_roster::players().factory("random").unwrap();
         let games = play_teacher_games(&c, &HighestFactory, &[random], 1, &|| {}).unwrap();
         assert_eq!(games[0].teacher, [true, false]);
         let blue = Decision { game: 0, ply: 1 };
@@ -762,14 +762,14 @@ mod tests {
         let device = stratego_model::device("cpu").unwrap();
         let (net, meta) = stratego_model::load(&path, Some(Layout::Compact), Some(&c.game.rules), &device).unwrap();
         assert_eq!(meta, super::meta(&c));
-        let player = crate::evaluate::players().factory(&format!("net:{}", path.display())).unwrap();
+        let player = stratego_roster::players().factory(&format!("net:{}", path.display())).unwrap();
         player.check_rules(&c.game.rules).unwrap();
 
         // Fresh games of the teacher (another seed), against the untrained
         // network that the distill started from.
         let mut fresh = c.clone();
         fresh.run.seed = 99;
-        let greedy = crate::evaluate::players().factory("greedy").unwrap();
+        let greedy = stratego_roster::players().factory("greedy").unwrap();
         let games = play_teacher_games(&fresh, greedy.as_ref(), &[], 2, &|| {}).unwrap();
         let picks = decisions(&games);
         device.seed(c.run.seed);

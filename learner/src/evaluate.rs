@@ -9,18 +9,10 @@ use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, Setup
 use stratego_evaluation::report::MatchSummary;
 use stratego_model::{CheckpointMeta, StrategoNet};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
-use stratego_players::{Registry, SetupPolicy};
+use stratego_players::SetupPolicy;
 
 use crate::config::{EvalConfig, Setups};
 use crate::TrainError;
-
-/// The players an evaluation may meet: the baselines and network
-/// checkpoints (loaded on the CPU).
-pub fn players() -> Registry {
-    let mut registry = stratego_baselines::registry();
-    stratego_netplayer::register(&mut registry, None);
-    registry
-}
 
 /// The network's score against one opponent: mean points per game (wins +
 /// draws / 2) and the 95 % interval from the colour-swapped pairs.
@@ -56,7 +48,9 @@ pub fn evaluate(
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
-        let baseline = players().factory(opponent).map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
+        let baseline = stratego_roster::players()
+            .factory(opponent)
+            .map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
         let match_config = MatchConfig {
             rules: meta.rules,
             games: config.games,

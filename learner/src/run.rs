@@ -70,17 +70,24 @@ fn dir_error(e: stratego_runlog::RunLogError) -> TrainError {
 impl RunDir {
     /// A new run directory holding `config`. An existing non-empty directory
     /// is refused: it may hold another run (use `--resume` to continue it).
+    /// The players and files the config names are checked first
+    /// ([`TrainConfig::check_before_run`]): a start that fails leaves no
+    /// directory that would block the same command.
     pub fn create(root: &Path, config: &TrainConfig) -> Result<RunDir, TrainError> {
+        config.check_before_run()?;
         let resolved = config.to_toml();
         let dir = stratego_runlog::RunDir::create(root, &resolved).map_err(dir_error)?;
         std::fs::create_dir_all(root.join("checkpoints")).map_err(|e| run_error(root, e))?;
         Ok(RunDir { dir, resolved })
     }
 
-    /// An existing run directory and the config it was started with.
+    /// An existing run directory and the config it was started with, whose
+    /// players and files are checked again (a checkpoint it plays may have
+    /// moved since).
     pub fn open(root: &Path) -> Result<(RunDir, TrainConfig), TrainError> {
         let dir = stratego_runlog::RunDir::open(root).map_err(dir_error)?;
         let config = TrainConfig::load(&dir.config_path())?;
+        config.check_before_run()?;
         Ok((RunDir { dir, resolved: config.to_toml() }, config))
     }
 

@@ -100,7 +100,7 @@ pub fn start_selfplay(
     let s = &config.selfplay;
     let service = InferenceService::start(net, version, layout, device.clone(), s.max_inference_batch);
     let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
-    let registry = crate::evaluate::players();
+    let registry = stratego_roster::players();
     let opponents = s
         .opponents
         .iter()

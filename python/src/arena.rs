@@ -60,7 +60,7 @@ impl ArenaMatch {
                 "games must be even (games are played in pairs) and within 2 to 10,000,000, got {games}"
             )));
         }
-        let registry = stratego_learner::evaluate::players();
+        let registry = stratego_roster::players();
         let (a, b) = py.detach(|| (registry.factory(a), registry.factory(b)));
         let (a, b) = (a.map_err(value_error)?, b.map_err(value_error)?);
         let rules = match rules {

@@ -21,10 +21,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// Every registered kind of player, as the command line's help lists them.
+/// The names of every registered kind of player (`random`, ..., `net`), in
+/// the order `stratego players` lists them.
 #[pyfunction]
-fn player_kinds() -> String {
-    stratego_learner::evaluate::players().known()
+fn player_kinds() -> Vec<&'static str> {
+    stratego_roster::players().entries().iter().map(|e| e.name).collect()
 }
 
 /// One player, for games under one ruleset.
@@ -48,7 +49,7 @@ impl Bot {
     #[pyo3(signature = (spec, rules = None, seed = 0))]
     fn new(py: Python<'_>, spec: &str, rules: Option<&Bound<'_, PyAny>>, seed: u64) -> PyResult<Bot> {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
-        let factory = py.detach(|| stratego_learner::evaluate::players().factory(spec)).map_err(value_error)?;
+        let factory = py.detach(|| stratego_roster::players().factory(spec)).map_err(value_error)?;
         factory.check_rules(&rules).map_err(value_error)?;
         let restriction = self_restriction(factory.as_ref(), &rules);
         let player = factory.make();

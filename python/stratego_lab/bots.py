@@ -164,5 +164,7 @@ def make_bot(spec, game=None, seed=0):
 
 
 def player_kinds():
-    """Every registered kind of player."""
+    """The names of every registered kind of Stratego player (`random`,
+    `greedy`, ..., `net`): the kinds `make_bot` builds for a `stratego`
+    game, as `stratego players` lists them."""
     return _core.player_kinds()

@@ -15,6 +15,7 @@ from stratego_lab import _core
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NTUPLE = ROOT / "registrations" / "ntuple-td.safetensors"
 NETWORK = ROOT / "registrations" / "cpu-continue.safetensors"
+TINY_NETWORK = ROOT / "registrations" / "cpu-tiny.safetensors"
 
 
 class LabBots(unittest.TestCase):
@@ -27,10 +28,21 @@ class LabBots(unittest.TestCase):
         return returns
 
     def test_each_kind_of_player_plays_a_game_against_openspiels_random_bot(self):
+        # Every registered kind: a kind added without a spec here fails.
+        specs = {
+            "random": "random",
+            "greedy": "greedy",
+            "expectimax": "expectimax:depth=1",
+            "ntuple": f"ntuple:{NTUPLE}",
+            "net": f"net:{NETWORK}",
+            "netsearch": f"netsearch:{TINY_NETWORK},setup=handcrafted-v2",
+        }
+        kinds = stratego_lab.player_kinds()
+        self.assertEqual([kind for kind in kinds if kind not in specs], [], "kinds without a spec in this test")
         classic = pyspiel.load_game("stratego")
-        for spec in ["random", "greedy", "expectimax:depth=1", f"ntuple:{NTUPLE}", f"net:{NETWORK}"]:
-            with self.subTest(spec=spec):
-                self.play_one_game(spec, classic)
+        for kind in kinds:
+            with self.subTest(spec=specs[kind]):
+                self.play_one_game(specs[kind], classic)
 
     def test_a_searching_bot_beats_uniform_random_play(self):
         # Greedy wins nearly every game against uniform random moves: a bot

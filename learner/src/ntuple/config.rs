@@ -3,10 +3,12 @@
 //! and logs. Unknown keys and invalid values are errors naming the key.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stratego_baselines::ntuple::{TdConfig, TrainConfig, TrainSetups};
 use stratego_players::setup_policy::SetupPolicy;
+use stratego_players::PlayerFactory;
 
 use crate::rules_config::RulesConfig;
 use crate::TrainError;
@@ -99,15 +101,24 @@ impl NTupleConfig {
         toml::to_string(self).expect("a config always serializes")
     }
 
-    /// Checks what serde cannot; every error names its key.
+    /// The evaluation opponent, built (reading any file its spec names).
+    pub fn opponent(&self) -> Result<Arc<dyn PlayerFactory>, TrainError> {
+        stratego_roster::players()
+            .factory(&self.evaluation.opponent)
+            .map_err(|e| TrainError::Config(format!("`evaluation.opponent`: {e}")))
+    }
+
+    /// Checks what serde cannot, reading no file; every error names its key.
     pub fn validate(&self) -> Result<(), String> {
         self.train_config()?.validate()?;
         let e = &self.evaluation;
         if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2)) {
             return Err(format!("invalid value {} for `evaluation.games`: expected an even number above 0", e.games));
         }
-        crate::evaluate::players()
-            .factory(&e.opponent)
+        // Parsed only: the file a spec names is read by `opponent`, when a
+        // run starts.
+        stratego_roster::players()
+            .parse(&e.opponent)
             .map_err(|err| format!("invalid value `{}` for `evaluation.opponent`: {err}", e.opponent))?;
         e.setup.parse::<SetupPolicy>().map_err(|err| format!("invalid value for `evaluation.setup`: {err}"))?;
         // Each size in 1..=max (games per run: a billion is weeks of one core).

@@ -128,8 +128,9 @@ impl NTupleRun {
         config.validate().map_err(TrainError::Config)?;
         let train = config.train_config().map_err(TrainError::Config)?;
         let net = train.fresh_net().map_err(TrainError::Config)?;
+        let opponent = config.opponent()?;
         let dir = RunDir::create(root, &config.to_toml()).map_err(run_error)?;
-        let run = NTupleRun::start(dir, config, net, false)?;
+        let run = NTupleRun::start(dir, config, net, opponent, false)?;
         run.checkpoint()?;
         Ok(run)
     }
@@ -138,6 +139,7 @@ impl NTupleRun {
     pub fn resume(root: &Path) -> Result<NTupleRun, TrainError> {
         let dir = RunDir::open(root).map_err(run_error)?;
         let config = NTupleConfig::load(&dir.config_path())?;
+        let opponent = config.opponent()?;
         let all = checkpoints(root, CHECKPOINT_STEM, CHECKPOINT_EXT)?;
         if all.is_empty() {
             // What a start that ran out of room (or was killed) before its
@@ -150,7 +152,7 @@ impl NTupleRun {
                 root.display()
             ));
             let net = config.train_config().map_err(TrainError::Config)?.fresh_net().map_err(TrainError::Config)?;
-            let run = NTupleRun::start(dir, config, net, false)?;
+            let run = NTupleRun::start(dir, config, net, opponent, false)?;
             run.checkpoint()?;
             return Ok(run);
         }
@@ -162,7 +164,7 @@ impl NTupleRun {
             match NTupleNet::load(&latest.path, Some(&rules)) {
                 Ok(net) => {
                     check_note(&latest.path, &config, &dir)?;
-                    return NTupleRun::start(dir, config, net, true);
+                    return NTupleRun::start(dir, config, net, opponent, true);
                 }
                 Err(e) => {
                     let line = format!("{}: skipped: {}", latest.path.display(), e.why);
@@ -174,12 +176,15 @@ impl NTupleRun {
         Err(TrainError::Run(format!("no checkpoint loads ({})", skipped.join("; "))))
     }
 
-    fn start(dir: RunDir, config: NTupleConfig, net: NTupleNet, resumed: bool) -> Result<NTupleRun, TrainError> {
+    fn start(
+        dir: RunDir,
+        config: NTupleConfig,
+        net: NTupleNet,
+        opponent: Arc<dyn PlayerFactory>,
+        resumed: bool,
+    ) -> Result<NTupleRun, TrainError> {
         let start_games = net.games;
         let trainer = Trainer::new(config.train_config().map_err(TrainError::Config)?, net).map_err(run_error)?;
-        let opponent = crate::evaluate::players()
-            .factory(&config.evaluation.opponent)
-            .map_err(|e| TrainError::Config(format!("`evaluation.opponent`: {e}")))?;
         let board = TensorBoard::create(dir.root(), resumed.then_some(start_games))?;
         let mut metrics = MetricsLog::append(&dir.metrics_path())?;
         crate::say_torn(&metrics);
