@@ -77,8 +77,7 @@ fn the_check_reports_a_rule_difference() {
     require_python_packages();
     let text = std::fs::read_to_string(root().join("gdl/cotoan.kif")).unwrap();
     assert_eq!(text.matches("(leq ?k ?v))").count(), 1, "the mutation site moved");
-    let dir: PathBuf = std::env::temp_dir().join(format!("cotoan-gdl-mutant-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir: PathBuf = stratego_testkit::scratch_dir("cotoan-gdl-mutant");
     let mutant = dir.join("cotoan.kif");
     std::fs::write(&mutant, text.replace("(leq ?k ?v))", "(leq ?k 9))")).unwrap();
     let o = checker(&["--gdl", mutant.to_str().unwrap(), "--games", "1", "--plies", "0", "--synthetic", "0"]);

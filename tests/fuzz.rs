@@ -360,11 +360,10 @@ fn player_specs() {
     fuzz("player-spec", 1508, &seeds, |b| registry.factory(&text(b)).map(drop).map_err(|e| e.to_string()));
 }
 
-/// A scratch file per case: the loaders take paths.
+/// A scratch path per case (the loaders take paths), one per name: the
+/// fuzz tests run in parallel.
 fn scratch_file(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-fuzz-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    stratego_testkit::scratch_path(&format!("fuzz-{name}"))
 }
 
 /// A small but real network checkpoint (and its NaN and huge-weight twins).
@@ -741,7 +740,7 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
     // file, and read as text only up to its limit (these used to read until
     // memory ran out).
     if Path::new("/dev/zero").exists() {
-        let out = std::env::temp_dir().join(format!("fuzz-distill-{}.safetensors", std::process::id()));
+        let out = stratego_testkit::scratch_path("fuzz-distill.safetensors");
         let out = out.display().to_string();
         let endless: &[&[&str]] = &[
             &["arena", "--a", "net:/dev/zero", "--b", "random"],

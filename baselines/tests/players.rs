@@ -32,7 +32,7 @@ fn specs() -> Vec<String> {
     // saving the same file at once raced on its rename (a flaky CI failure).
     static TABLES: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     let path = TABLES.get_or_init(|| {
-        let path = std::env::temp_dir().join(format!("players-ntuple-{}.safetensors", std::process::id()));
+        let path = stratego_testkit::scratch_path("players-ntuple.safetensors");
         let mut net = NTupleNet::new(Layout::preset(layout::DEFAULT).unwrap(), Ruleset::classic(), false).unwrap();
         let mut rng = AgentRng::seed_from_u64(99);
         for k in 0..net.layout().tables() {

@@ -31,7 +31,7 @@ mod tests {
 
     #[test]
     fn drift_is_found_and_rewritten() {
-        let path = std::env::temp_dir().join(format!("generated-docs-{}.md", std::process::id()));
+        let path = stratego_testkit::scratch_path("generated-docs.md");
         let path = path.to_str().unwrap();
         std::fs::write(path, "intro\n<!-- b -->\nold\n<!-- e -->\noutro\n").unwrap();
         let run = |update: &str| check(path, "<!-- b -->\n", "<!-- e -->", "new\n", update, "cargo test x");

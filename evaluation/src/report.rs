@@ -436,8 +436,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("stratego-report-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path(&format!("report-{name}"));
         dir
     }
 

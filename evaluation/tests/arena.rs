@@ -108,8 +108,7 @@ fn odd_game_counts_are_refused() {
 
 #[test]
 fn outputs_hold_results_and_records_and_are_never_overwritten() {
-    let dir = std::env::temp_dir().join(format!("stratego-arena-out-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = stratego_testkit::scratch_path("arena-out");
     let result = play("greedy", "random", &config(6, 2), 2);
     let summary = MatchSummary::of(&result);
     create_output_dir(&dir, false).unwrap();

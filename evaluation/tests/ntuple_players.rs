@@ -19,9 +19,8 @@ pub fn table_file(name: &str, rules: Ruleset) -> PathBuf {
         net.table_mut(k).iter_mut().for_each(|w| *w = rng.random_range(-0.1..0.1));
     }
     net.material_tables_mut().iter_mut().for_each(|w| *w = rng.random_range(-0.1..0.1));
-    let dir = std::env::temp_dir().join(format!("ntuple-agents-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    // One path per name: the tests that call this run in parallel.
+    let path = stratego_testkit::scratch_path(&format!("ntuple-agents-{name}"));
     net.save(&path, None).unwrap();
     path
 }
@@ -59,8 +58,7 @@ fn missing_or_bad_table_files_are_clear_errors() {
     let missing = factory("ntuple:/nonexistent/t.safetensors").err().unwrap();
     assert!(matches!(missing, SpecError::Load { .. }));
     assert!(missing.to_string().contains("n-tuple table file /nonexistent/t.safetensors: cannot read"), "{missing}");
-    let dir = std::env::temp_dir().join(format!("ntuple-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir("ntuple-bad");
     let junk = dir.join("junk.safetensors");
     std::fs::write(&junk, b"\x08\x00\x00\x00\x00\x00\x00\x00{}      ").unwrap();
     let err = factory(&format!("expectimax:leaf=ntuple:{}", junk.display())).err().unwrap().to_string();

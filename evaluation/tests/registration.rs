@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use stratego_evaluation::registration::{prepare, run, Registration, RegistrationError};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-registration-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir(&format!("registration-{name}"));
     dir
 }
 

@@ -61,7 +61,7 @@ fn referee_game(
 }
 
 fn scratch(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("stratego-ucc-{name}-{}.txt", std::process::id()))
+    stratego_testkit::scratch_path(&format!("ucc-{name}.txt"))
 }
 
 #[test]

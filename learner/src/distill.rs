@@ -743,8 +743,7 @@ mod tests {
         c.pretrain.batch = 32;
         c.pretrain.lr = 3e-3;
         c.validate().unwrap();
-        let dir = std::env::temp_dir().join(format!("stratego-distill-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir("distill");
         let path = dir.join("distilled.safetensors");
         let mut seen = Vec::new();
         let report = distill_to(&c, "cpu", &path, false, &mut |e| {

@@ -342,8 +342,7 @@ mod tests {
     /// lacks the key) does not stop the resume; a value that differs does.
     #[test]
     fn a_config_key_added_later_does_not_stop_a_resume() {
-        let root = std::env::temp_dir().join(format!("stratego-run-newkey-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = stratego_testkit::scratch_path("run-newkey");
         let config = TrainConfig::default();
         let run = RunDir::create(&root, &config).unwrap();
         let checkpoint = root.join("checkpoints/00000001");
@@ -366,8 +365,7 @@ mod tests {
 
     #[test]
     fn a_checkpoint_is_trusted_only_whole_and_under_its_own_name() {
-        let root = std::env::temp_dir().join(format!("stratego-run-trust-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
+        let root = stratego_testkit::scratch_path("run-trust");
         let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
         let three = fake_checkpoint(&root, "00000003", 3);
         let five = fake_checkpoint(&root, "00000005", 5);

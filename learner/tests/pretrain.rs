@@ -73,8 +73,7 @@ fn metric_lines(root: &Path) -> Vec<serde_json::Value> {
 fn a_run_pretrains_into_checkpoint_zero_and_rl_continues_from_it() {
     let config = TrainConfig::parse(CONFIG).unwrap();
     let rules = config.game.rules;
-    let root = std::env::temp_dir().join(format!("learner-pretrain-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = stratego_testkit::scratch_path("learner-pretrain");
     let options = TrainOptions { device: None, progress: false };
     let summary = train(&config, RunDir::create(&root, &config).unwrap(), false, &options).unwrap();
     assert_eq!(summary.counters.iteration, 1);

@@ -58,8 +58,7 @@ fn a_restored_checkpoint_continues_exactly() {
     let straight = step(once.clone(), &mut straight_optim);
 
     // Through a checkpoint.
-    let root = std::env::temp_dir().join(format!("learner-resume-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = stratego_testkit::scratch_path("learner-resume");
     let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
     let meta = CheckpointMeta { config: config.clone(), layout, rules: Ruleset::classic(), step: 1 };
     let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0 };

@@ -11,8 +11,7 @@ use stratego_model::checkpoint::LAYOUT_IDS_BEFORE_IDS;
 use stratego_model::{device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, StrategoNet};
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-model-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir(&format!("model-{name}"));
     dir
 }
 

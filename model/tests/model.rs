@@ -64,8 +64,7 @@ fn every_preset_counts_its_parameters_and_small_ones_give_the_right_shapes() {
 #[test]
 fn checkpoints_round_trip_and_refuse_mismatches() {
     let dev = device("cpu").unwrap();
-    let dir = std::env::temp_dir().join(format!("stratego-model-ckpt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir("model-ckpt");
     let path = dir.join("net.safetensors");
     let config = ModelConfig::preset("tiny").unwrap();
     let layout = Layout::Compact;

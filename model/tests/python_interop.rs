@@ -9,8 +9,7 @@ use stratego_model::{device, save, CheckpointMeta, ModelConfig, StrategoNet};
 
 #[test]
 fn python_reads_the_documented_tensors() {
-    let dir = std::env::temp_dir().join(format!("stratego-model-py-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir("model-py");
     for (preset, layout) in [("tiny", Layout::Compact), ("small", Layout::Full)] {
         let config = ModelConfig::preset(preset).unwrap();
         let net = StrategoNet::new(&config, layout, &device("cpu").unwrap());

@@ -11,7 +11,7 @@ fn wgpu_forward_agrees_with_the_cpu() {
     let gpu = device("wgpu").expect("a wgpu adapter (install mesa-vulkan-drivers for lavapipe)");
     let layout = Layout::Compact;
     let config = ModelConfig::preset("tiny").unwrap();
-    let path = std::env::temp_dir().join(format!("stratego-wgpu-{}.safetensors", std::process::id()));
+    let path = stratego_testkit::scratch_path("wgpu.safetensors");
     let net = StrategoNet::new(&config, layout, &cpu);
     save(&net, &CheckpointMeta { config, layout, rules: Ruleset::classic(), step: 0 }, &path).unwrap();
     let (on_gpu, _) = load(&path, Some(layout), None, &gpu).unwrap();

@@ -103,9 +103,7 @@ mod tests {
 
     #[test]
     fn checkpoints_are_found_in_step_order_and_pruned_to_the_newest() {
-        let dir = std::env::temp_dir().join(format!("runlog-ckpt-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir("runlog-ckpt");
         for step in [30, 4, 1000, 200] {
             atomic_write(&dir.join(checkpoint_name("model", step, "safetensors")), b"x").unwrap();
         }
@@ -125,9 +123,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn an_atomic_write_does_not_write_through_a_planted_link() {
-        let dir = std::env::temp_dir().join(format!("runlog-atomic-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir("runlog-atomic-link");
         let target = dir.join("precious.txt");
         std::fs::write(&target, "precious").unwrap();
         std::os::unix::fs::symlink(&target, dir.join("config.toml.partial")).unwrap();

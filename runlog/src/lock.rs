@@ -95,8 +95,7 @@ mod tests {
 
     #[test]
     fn a_second_writer_is_refused_until_the_first_lets_go() {
-        let dir = std::env::temp_dir().join(format!("runlog-lock-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path("runlog-lock");
         let first = DirLock::acquire(&dir, "training run").unwrap();
         // flock locks belong to the open file, so a second open in the same
         // process contends exactly as another process would.
@@ -115,9 +114,7 @@ mod tests {
 
     #[test]
     fn a_file_lock_sits_beside_the_file_and_refuses_a_second_writer() {
-        let dir = std::env::temp_dir().join(format!("runlog-file-lock-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir("runlog-file-lock");
         let file = dir.join("reg.toml");
         let first = DirLock::acquire_file(&file, "registration").unwrap();
         assert_eq!(first.path(), dir.join("reg.toml.lock"));
@@ -134,8 +131,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_untouched() {
-        let dir = std::env::temp_dir().join(format!("runlog-lock-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path("runlog-lock-link");
         std::fs::create_dir_all(dir.join("run")).unwrap();
         let target = dir.join("precious.txt");
         std::fs::write(&target, "precious").unwrap();

@@ -234,8 +234,7 @@ mod tests {
 
     #[test]
     fn lines_append_and_non_finite_values_become_null() {
-        let path = std::env::temp_dir().join(format!("runlog-metrics-{}.jsonl", std::process::id()));
-        let _ = std::fs::remove_file(&path);
+        let path = stratego_testkit::scratch_path("runlog-metrics.jsonl");
         MetricsLog::append(&path).unwrap().write(1, &[("loss", 0.5), ("bad", f64::NAN)]).unwrap();
         let mut log = MetricsLog::append(&path).unwrap();
         log.event("resumed", 1).unwrap();
@@ -250,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_torn_last_line_is_cut_off_when_the_log_is_reopened() {
-        let path = std::env::temp_dir().join(format!("runlog-torn-{}.jsonl", std::process::id()));
+        let path = stratego_testkit::scratch_path("runlog-torn.jsonl");
         std::fs::write(&path, "{\"step\":1,\"loss\":0.5}\n{\"step\":2,\"lo").unwrap();
         let mut log = MetricsLog::append(&path).unwrap();
         assert_eq!(log.torn(), Some(13));
@@ -267,8 +266,7 @@ mod tests {
 
     #[test]
     fn reading_drops_what_a_killed_run_logged_after_its_checkpoint() {
-        let path = std::env::temp_dir().join(format!("runlog-read-{}.jsonl", std::process::id()));
-        let _ = std::fs::remove_file(&path);
+        let path = stratego_testkit::scratch_path("runlog-read.jsonl");
         let mut log = MetricsLog::append(&path).unwrap();
         for step in 1..=5 {
             log.write(step, &[("loss", step as f64), ("bad", f64::NAN)]).unwrap();
@@ -290,7 +288,7 @@ mod tests {
     /// stays in the file.
     #[test]
     fn a_bad_line_in_the_middle_is_counted_kept_and_skipped() {
-        let path = std::env::temp_dir().join(format!("runlog-bad-line-{}.jsonl", std::process::id()));
+        let path = stratego_testkit::scratch_path("runlog-bad-line.jsonl");
         let long = format!("{{\"step\": 3, \"loss\": \"{}\"}}\n", "x".repeat(MAX_METRICS_LINE + 10));
         let text = format!("{{\"step\": 1, \"loss\": 1}}\nnot json\n[1]\n{long}\u{0}\n{{\"step\": 2, \"loss\": 2}}\n");
         std::fs::write(&path, &text).unwrap();
@@ -312,9 +310,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_log_that_is_a_link_or_a_device_is_refused_and_left_alone() {
-        let dir = std::env::temp_dir().join(format!("runlog-metrics-link-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir("runlog-metrics-link");
         let target = dir.join("precious.txt");
         std::fs::write(&target, "precious, no newline").unwrap();
         let link = dir.join("metrics.jsonl");

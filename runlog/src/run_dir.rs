@@ -102,8 +102,7 @@ mod tests {
 
     #[test]
     fn a_run_directory_is_created_once_and_opened_by_its_config() {
-        let dir = std::env::temp_dir().join(format!("runlog-rundir-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path("runlog-rundir");
         // An empty existing directory is fine; a missing one is created.
         std::fs::create_dir_all(dir.join("empty")).unwrap();
         for name in ["empty", "new/nested"] {

@@ -126,8 +126,7 @@ mod tests {
 
     #[test]
     fn scalars_read_back_with_their_tags_and_steps() {
-        let dir = std::env::temp_dir().join(format!("runlog-tb-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path("runlog-tb");
         {
             let mut tb = TensorBoard::create(&dir, None).unwrap();
             tb.scalars(1, &[("loss/total", 2.5), ("lr", 1e-4)]).unwrap();

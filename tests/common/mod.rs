@@ -29,9 +29,7 @@ pub fn stderr(o: &Output) -> String {
 
 /// A fresh scratch directory per test and process.
 pub fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stratego-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir(&format!("cli-{name}"));
     dir
 }
 

@@ -264,8 +264,7 @@ fn table_files_round_trip() {
         assert_eq!(back.games, 1234);
         assert_eq!(back.coherence().is_some(), coherence);
     }
-    let dir = std::env::temp_dir().join(format!("ntuple-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = stratego_testkit::scratch_dir("ntuple-file");
     let path = dir.join("t.safetensors");
     let net = random_net("lines2", 12, false);
     // A symlink planted under the temporary name is not written through.

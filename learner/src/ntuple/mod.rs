@@ -391,8 +391,7 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("learner-ntuple-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = stratego_testkit::scratch_path(&format!("learner-ntuple-{name}"));
         dir
     }
 

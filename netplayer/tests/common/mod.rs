@@ -21,9 +21,7 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("stratego-netplayer-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = stratego_testkit::scratch_dir(&format!("netplayer-{name}"));
         Scratch(dir)
     }
 }
