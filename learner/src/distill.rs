@@ -20,8 +20,8 @@
 //! 3. **Training.** The last `holdout` share of the games is held out. The
 //!    loss is `policy + value_weight·value + belief_weight·belief`: the
 //!    policy's cross-entropy against the teacher's one-hot move (over the
-//!    legal actions: the network masks the others), the model crate's
-//!    `value_cross_entropy` and `belief_fit`. `epochs` passes of shuffled
+//!    legal actions: the network masks the others), and the value and belief
+//!    terms as the RL objective defines them (`objective::heads`). `epochs` passes of shuffled
 //!    minibatches of `batch` decisions, each one gradient step with the
 //!    learner's AdamW, gradient clip and weight decay (`step::imitation_step`)
 //!    at the constant rate `pretrain.lr`. After each epoch (and once before
@@ -37,16 +37,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::tensor::activation::log_softmax;
-use burn::tensor::{Bool, Int, Tensor, TensorData};
+use burn::tensor::{Int, Tensor, TensorData};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use stratego_engine::seed::{derive_seed, stream_seed};
-use stratego_engine::{Color, GameRecord, Layout, Outcome, Square, NUM_ACTIONS};
+use stratego_engine::{Color, GameRecord, Layout, Outcome};
 use stratego_evaluation::arena::play_game;
-use stratego_model::{belief_fit, value_cross_entropy, CheckpointMeta, Device, StrategoNet};
+use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_players::player::self_restriction;
 use stratego_players::{AgentRng, PlayerFactory};
 use stratego_runlog::Progress;
@@ -54,6 +53,7 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, PretrainTerm};
+use crate::objective::{heads, Heads};
 use crate::run::RunDir;
 use crate::samples::{encode_state, replay_at, Batch, Encoded};
 use crate::step::{imitation_step, optimizer};
@@ -287,32 +287,15 @@ pub fn imitation_objective(
     device: &Device,
 ) -> Imitation {
     let b = batch.size;
-    let channels = batch.planes.len() / (b * Square::COUNT).max(1);
-    let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);
-    let legal = Tensor::<2, Bool>::from_data(TensorData::new(batch.legal.clone(), [b, NUM_ACTIONS]), device);
-    let output = net.forward(planes, legal);
+    let Heads { log_pi, policy_logits, value, value_correct, belief, belief_correct, belief_log_likelihood } =
+        heads(net, batch, device);
 
     // The policy's cross-entropy against the teacher's one-hot move. The
     // network gives illegal actions a large negative logit, so the softmax
     // is over the legal ones.
     let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
-    let log_pi = log_softmax(output.policy_logits.clone(), 1);
     let policy = log_pi.gather(1, actions.clone()).mean().neg();
-    let policy_correct = output.policy_logits.clone().argmax(1).equal(actions).float().sum();
-
-    let targets = Tensor::<2>::from_data(TensorData::new(batch.value_targets.clone(), [b, 3]), device);
-    let value = value_cross_entropy(&output, targets);
-    let results: Vec<i64> = batch.results.iter().map(|&r| r as i64).collect();
-    let results = Tensor::<1, Int>::from_data(TensorData::new(results, [b]), device);
-    let value_correct = output.value_logits.clone().argmax(1).reshape([b]).equal(results).float().sum();
-
-    let fit = belief_fit(&output, &batch.belief_targets);
-    let hidden = fit.mask.clone().sum();
-    let belief_log_likelihood = fit.log_likelihood.sum();
-    let belief = belief_log_likelihood.clone().neg() / hidden.clamp_min(1.0);
-    let [_, squares, _] = output.belief_logits.dims();
-    let guess = output.belief_logits.argmax(2).reshape([b, squares]);
-    let belief_correct = (guess.equal(fit.types).float() * fit.mask).sum();
+    let policy_correct = policy_logits.argmax(1).equal(actions).float().sum();
 
     let total = policy.clone() + value.clone().mul_scalar(value_weight) + belief.clone().mul_scalar(belief_weight);
     Imitation {
@@ -579,7 +562,7 @@ pub(crate) fn pretrain_run(
 
 #[cfg(test)]
 mod tests {
-    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup, State};
+    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup, Square, State, NUM_ACTIONS};
     use stratego_model::{DRAW, LOSS, WIN};
     use stratego_players::{InfoView, Player, PlayerError};
 

@@ -13,7 +13,9 @@
 //! - `L_behaviour = KL(pi || pi_behaviour)` over legal actions;
 //! - `L_belief`: cross-entropy of the belief head on hidden opponent squares.
 //!
-//! The value and belief losses are the model crate's (`stratego_model::loss`).
+//! The value and belief losses are the model crate's (`stratego_model::loss`),
+//! computed with their accuracies in [`heads`], which the warm start by
+//! imitation shares.
 
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
@@ -72,18 +74,65 @@ impl Objective {
     }
 }
 
-/// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
-pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Objective {
+/// The network's pass over a batch and the terms of its value and belief
+/// heads, with their accuracies: what the RL objective and the warm start by
+/// imitation (`distill.rs`) share, defined here once.
+pub struct Heads {
+    /// log pi over all actions; illegal ones get exactly zero probability,
+    /// so their (finite) log-probabilities never enter a sum with weight.
+    pub log_pi: Tensor<2>,
+    /// The policy's raw logits, for its accuracy.
+    pub policy_logits: Tensor<2>,
+    /// L_value: cross-entropy against the batch's win/draw/loss targets.
+    pub value: Tensor<1>,
+    /// Samples whose value head's most likely result was the actual one.
+    pub value_correct: Tensor<1>,
+    /// L_belief: the mean over hidden squares of -log p(true type).
+    pub belief: Tensor<1>,
+    pub belief_correct: Tensor<1>,
+    pub belief_log_likelihood: Tensor<1>,
+}
+
+/// Runs `net` on `batch` and computes the [`Heads`].
+pub fn heads(net: &StrategoNet, batch: &Batch, device: &Device) -> Heads {
     let b = batch.size;
     let channels = batch.planes.len() / (b * Square::COUNT).max(1);
-    let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
     let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);
     let legal = Tensor::<2, Bool>::from_data(TensorData::new(batch.legal.clone(), [b, NUM_ACTIONS]), device);
     let output = net.forward(planes, legal);
-
-    // log pi over all actions; illegal ones get exactly zero probability,
-    // so their (finite) log-probabilities never enter a sum with weight.
     let log_pi = log_softmax(output.policy_logits.clone(), 1);
+
+    let targets = Tensor::<2>::from_data(TensorData::new(batch.value_targets.clone(), [b, 3]), device);
+    let value = value_cross_entropy(&output, targets);
+    let results: Vec<i64> = batch.results.iter().map(|&r| r as i64).collect();
+    let results = Tensor::<1, Int>::from_data(TensorData::new(results, [b]), device);
+    let value_correct = output.value_logits.clone().argmax(1).reshape([b]).equal(results).float().sum();
+
+    let fit = belief_fit(&output, &batch.belief_targets);
+    let hidden = fit.mask.clone().sum();
+    let belief_log_likelihood = fit.log_likelihood.sum();
+    let belief = belief_log_likelihood.clone().neg() / hidden.clamp_min(1.0);
+    let [_, squares, _] = output.belief_logits.dims();
+    let guess = output.belief_logits.argmax(2).reshape([b, squares]);
+    let belief_correct = (guess.equal(fit.types).float() * fit.mask).sum();
+
+    Heads {
+        log_pi,
+        policy_logits: output.policy_logits,
+        value,
+        value_correct,
+        belief,
+        belief_correct,
+        belief_log_likelihood,
+    }
+}
+
+/// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
+pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Objective {
+    let b = batch.size;
+    let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
+    let Heads { log_pi, value, value_correct, belief, belief_correct, belief_log_likelihood, .. } =
+        heads(net, batch, device);
     let pi = log_pi.clone().exp();
     let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
     let log_pi_action = log_pi.clone().gather(1, actions).reshape([b]);
@@ -107,21 +156,7 @@ pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, 
 
     let entropy = (pi * log_pi).sum_dim(1).mean().neg();
 
-    // L_value: cross-entropy against the TD(lambda) targets.
-    let value = value_cross_entropy(&output, floats2(&batch.value_targets, 3));
-    let results: Vec<i64> = batch.results.iter().map(|&r| r as i64).collect();
-    let results = Tensor::<1, Int>::from_data(TensorData::new(results, [b]), device);
-    let value_correct = output.value_logits.clone().argmax(1).reshape([b]).equal(results).float().sum();
-
-    // L_belief: the mean over hidden squares of -log p(true type).
-    let fit = belief_fit(&output, &batch.belief_targets);
-    let hidden = fit.mask.clone().sum();
-    let belief_log_likelihood = fit.log_likelihood.sum();
-    let belief = belief_log_likelihood.clone().neg() / hidden.clamp_min(1.0);
-    let [_, squares, _] = output.belief_logits.dims();
-    let guess = output.belief_logits.argmax(2).reshape([b, squares]);
-    let belief_correct = (guess.equal(fit.types).float() * fit.mask).sum();
-
+    // L_value (against the TD(lambda) targets) and L_belief: `heads`.
     let total = clip.clone()
         + magnet.clone().mul_scalar(tau)
         + value.clone().mul_scalar(c.value_weight)
