@@ -86,8 +86,10 @@ fn the_architecture_doc_matches_the_workspace() {
 const LAYERS: &[&[&str]] = &[
     // The tests' shared support depends on nothing (and is only ever a
     // dev-dependency, checked below).
-    &["engine", "testkit"],
-    &["cotoan", "players", "model", "runlog"],
+    &["contract", "testkit"],
+    // The two games, on the contract.
+    &["engine", "cotoan"],
+    &["players", "model", "runlog"],
     &["baselines", "evaluation", "netplayer", "selfplay"],
     // The one list of players, below everything that names players by spec.
     &["roster"],
@@ -113,8 +115,11 @@ fn dependencies_point_down_the_pipeline() {
     for m in members.values() {
         assert!(!m.ours.iter().any(|d| d == "stratego-testkit"), "{} depends on the test kit", m.package);
     }
-    // The engine depends on no crate of ours; the model on the engine only.
-    assert!(by_name["engine"].ours.is_empty());
+    // The contract depends on no crate of ours; each game on the contract
+    // only (CoToan not on the Stratego engine); the model on the engine only.
+    assert!(by_name["contract"].ours.is_empty());
+    assert_eq!(by_name["engine"].ours, ["stratego-contract"]);
+    assert_eq!(by_name["cotoan"].ours, ["stratego-contract"]);
     assert_eq!(by_name["model"].ours, ["stratego-engine"]);
     // Nothing that plays, infers or learns below the evaluation layer reaches it;
     // the baselines and the player interface never do.
@@ -127,8 +132,38 @@ fn dependencies_point_down_the_pipeline() {
         let draws = ["stratego-evaluation"].contains(&m.package.as_str());
         assert_eq!(m.external.iter().any(|d| d == "plotters"), draws, "{} and plotters", m.package);
     }
-    for name in ["engine", "players", "baselines", "evaluation", "cotoan", "runlog"] {
+    for name in ["contract", "engine", "players", "baselines", "evaluation", "cotoan", "runlog"] {
         assert!(!by_name[name].external.iter().any(|d| d == "burn"), "{name} depends on burn");
+    }
+}
+
+/// The contract names no game: its code (comments aside, which may use
+/// Stratego as an example) mentions none of Stratego's or CoToan's types
+/// and no crate of ours, so a third game finds nothing of the other two in it.
+#[test]
+fn the_contract_is_beneath_both_games_and_names_neither() {
+    let banned = [
+        "stratego_",
+        "Ruleset",
+        "PieceType",
+        "PieceSet",
+        "Piece ",
+        "Square",
+        "Setup",
+        "Layout",
+        "Marshal",
+        "Bomb",
+        "CoToan",
+        "Settings {",
+    ];
+    for file in rust_files(&root().join("contract/src")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap();
+            for word in banned {
+                assert!(!code.contains(word), "{}:{}: `{word}` in the contract: {line}", file.display(), n + 1);
+            }
+        }
     }
 }
 

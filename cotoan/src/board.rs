@@ -9,7 +9,7 @@ use std::ops::Index;
 
 use crate::error::CoToanError;
 use crate::square::{Square, COLS, NUM_SQUARES, ROWS};
-use stratego_engine::Color;
+use stratego_contract::Color;
 
 /// The values 0-9; each side has one piece of each.
 pub const NUM_VALUES: usize = 10;

@@ -22,7 +22,7 @@ use crate::observation::differences;
 use crate::settings::{HorizonRule, Settings};
 use crate::square::Square;
 use crate::state::CoToanState;
-use stratego_engine::Color;
+use stratego_contract::Color;
 
 /// An exact probability `numerator / denominator`, in lowest terms.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

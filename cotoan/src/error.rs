@@ -3,10 +3,10 @@
 //! wrong; nothing in the CoToan engine panics on input.
 
 /// A settings text or task id that cannot be used: the contract's
-/// settings-text error (`stratego_engine::canonical::SettingsError`) for
+/// settings-text error (`stratego_contract::canonical::SettingsError`) for
 /// CoToan's settings, whose messages say `settings` and `task`
 /// (`malformed settings: ...`, `task mismatch: ...`).
-pub type SettingsError = stratego_engine::canonical::SettingsError<crate::settings::Settings>;
+pub type SettingsError = stratego_contract::canonical::SettingsError<crate::settings::Settings>;
 
 /// The CoToan engine's error type.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

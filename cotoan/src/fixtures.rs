@@ -10,7 +10,7 @@ use crate::moves::Move;
 use crate::settings::{Operator, Settings};
 use crate::square::{Direction, Square, COLS, ROWS};
 use crate::state::CoToanState;
-use stratego_engine::Color;
+use stratego_contract::Color;
 
 /// Plays up to `max_plies` plies from the starting position and returns
 /// every state visited, the start first. The policy favours captures so

@@ -1,7 +1,7 @@
-//! CoToan's game object on the contract (`stratego_engine::api::Game`).
+//! CoToan's game object on the contract (`stratego_contract::api::Game`).
 
-use stratego_engine::api::{ChanceMode, Game, GameType, Information};
-use stratego_engine::canonical::CanonicalSettings;
+use stratego_contract::api::{ChanceMode, Game, GameType, Information};
+use stratego_contract::canonical::CanonicalSettings;
 
 use crate::error::CoToanError;
 use crate::moves::NUM_ACTIONS;

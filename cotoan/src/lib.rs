@@ -1,10 +1,10 @@
 //! CoToan (Cờ Toán, Vietnamese mathematical chess) on the lab's game
 //! contract: executable rules `cotoan-rules v1` (docs/COTOAN.md), with the
-//! game object `CoToanGame` (`stratego_engine::api::Game`) and the state
-//! `CoToanState` (`stratego_engine::GameState`). Its settings texts,
+//! game object `CoToanGame` (`stratego_contract::api::Game`) and the state
+//! `CoToanState` (`stratego_contract::GameState`). Its settings texts,
 //! outcomes, square and move names go through the contract's shared code
-//! (`stratego_engine::canonical`, `stratego_engine::api::Outcome`,
-//! `stratego_engine::notation`), and `stratego_engine::conformance::random_sim_test`
+//! (`stratego_contract::canonical`, `stratego_contract::api::Outcome`,
+//! `stratego_contract::notation`), and `stratego_contract::conformance::random_sim_test`
 //! checks it through the traits (cotoan/tests/game.rs). Code written against
 //! the traits alone plays it; the lab's players and arena do not: they are
 //! Stratego's, deciding from Stratego's information views (hidden pieces,

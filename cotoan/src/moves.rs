@@ -12,9 +12,9 @@ use crate::board::Board;
 use crate::error::CoToanError;
 use crate::settings::{Operator, OperatorMask};
 use crate::square::{Direction, Square, NUM_SQUARES};
-use stratego_engine::notation;
-use stratego_engine::ActionId;
-use stratego_engine::Color;
+use stratego_contract::notation;
+use stratego_contract::ActionId;
+use stratego_contract::Color;
 
 /// The size of CoToan's action space: 99 sources x 99 destinations.
 pub const NUM_ACTIONS: usize = NUM_SQUARES * NUM_SQUARES;

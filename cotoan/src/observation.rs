@@ -9,7 +9,7 @@ use crate::board::NUM_VALUES;
 use crate::settings::{HorizonRule, Operator};
 use crate::square::{Square, NUM_SQUARES};
 use crate::state::CoToanState;
-use stratego_engine::Color;
+use stratego_contract::Color;
 
 /// Piece planes: one per (side, value), `side * 10 + value`, Red first.
 pub const NUM_PLANES: usize = 2 * NUM_VALUES;

@@ -11,8 +11,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::SettingsError;
-use stratego_engine::canonical::{CanonicalSettings, SettingsFamily};
-use stratego_engine::Color;
+use stratego_contract::canonical::{CanonicalSettings, SettingsFamily};
+use stratego_contract::Color;
 
 /// The version of the CoToan rules this code implements (docs/COTOAN.md,
 /// `cotoan-rules v1`). Bump it whenever a rule's behaviour changes.
@@ -223,7 +223,7 @@ pub struct TaskId(pub [u8; 4]);
 
 impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        stratego_engine::short_id::write_hex(&self.0, f)
+        stratego_contract::short_id::write_hex(&self.0, f)
     }
 }
 

@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::CoToanError;
-use stratego_engine::notation::Grid;
+use stratego_contract::notation::Grid;
 
 /// Files a..i.
 pub const COLS: u8 = 9;
@@ -19,7 +19,7 @@ pub const COLS: u8 = 9;
 pub const ROWS: u8 = 11;
 /// 99 squares.
 pub const NUM_SQUARES: usize = COLS as usize * ROWS as usize;
-/// The board's files and ranks, for square names (`stratego_engine::notation`).
+/// The board's files and ranks, for square names (`stratego_contract::notation`).
 pub const GRID: Grid = Grid { files: COLS, ranks: ROWS };
 
 /// One of the 99 squares.

@@ -12,9 +12,9 @@ use crate::error::CoToanError;
 use crate::moves::{generate, LegalMove, Move, Witness, NUM_ACTIONS};
 use crate::observation;
 use crate::settings::{HorizonRule, Settings};
-use stratego_engine::api::Reason;
-use stratego_engine::ActionId;
-use stratego_engine::Color;
+use stratego_contract::api::Reason;
+use stratego_contract::ActionId;
+use stratego_contract::Color;
 
 /// Why a game ended. The checks run in this order at the root and after
 /// every ply.
@@ -53,7 +53,7 @@ impl Reason for EndReason {
 }
 
 /// The result of a finished game: `red-wins threshold`, `draw horizon`.
-pub type Outcome = stratego_engine::api::Outcome<EndReason>;
+pub type Outcome = stratego_contract::api::Outcome<EndReason>;
 
 /// A CoToan game at one moment.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -417,7 +417,7 @@ impl fmt::Display for CoToanState {
     }
 }
 
-impl stratego_engine::GameState for CoToanState {
+impl stratego_contract::GameState for CoToanState {
     type Error = CoToanError;
 
     fn num_distinct_actions(&self) -> usize {

@@ -16,6 +16,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_contract::{Color, GameState};
 use stratego_cotoan::diagnostics::{
     horizon_pair, horizon_rule_pair, rq2_fixtures, threshold_pair, witness_sampling, Fraction, Line,
 };
@@ -25,7 +26,6 @@ use stratego_cotoan::{
     Board, CoToanError, CoToanState, EndReason, HorizonRule, Move, Operator, OperatorMask, Outcome, Piece, Settings,
     SettingsError, Square, Witness, NUM_ACTIONS,
 };
-use stratego_engine::{Color, GameState};
 
 // ---- helpers ---------------------------------------------------------------
 

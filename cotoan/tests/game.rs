@@ -1,12 +1,12 @@
 //! CoToan on the game contract: the game object `CoToanGame`, the state
 //! API's observation, the shared outcome type, and OpenSpiel's random
-//! simulation test (`stratego_engine::conformance::random_sim_test`) over
+//! simulation test (`stratego_contract::conformance::random_sim_test`) over
 //! several tasks.
 
+use stratego_contract::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
+use stratego_contract::conformance::random_sim_test;
+use stratego_contract::Color;
 use stratego_cotoan::{CoToanGame, CoToanState, EndReason, HorizonRule, OperatorMask, Outcome, Settings};
-use stratego_engine::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
-use stratego_engine::conformance::random_sim_test;
-use stratego_engine::Color;
 
 #[test]
 fn the_game_object_describes_cotoan() {

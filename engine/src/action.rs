@@ -13,8 +13,8 @@ use crate::notation;
 use crate::piece::Color;
 use crate::square::Square;
 
-/// Action ids of every game on the contract fit in 16 bits.
-pub type ActionId = u16;
+// Action ids are the contract's (16 bits for every game on it).
+pub use stratego_contract::ActionId;
 
 /// The size of Stratego's fixed action space.
 pub const NUM_ACTIONS: usize = 1800;

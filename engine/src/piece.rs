@@ -4,49 +4,7 @@ use std::fmt;
 
 use crate::square::Square;
 
-/// The two players. Red (player 0) sets up on rows 1-4 and moves first.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub enum Color {
-    Red = 0,
-    Blue = 1,
-}
-
-impl Color {
-    pub const BOTH: [Color; 2] = [Color::Red, Color::Blue];
-
-    pub const fn opponent(self) -> Color {
-        match self {
-            Color::Red => Color::Blue,
-            Color::Blue => Color::Red,
-        }
-    }
-
-    /// The OpenSpiel player id: Red 0, Blue 1.
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Color::Red => "red",
-            Color::Blue => "blue",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Color> {
-        match name {
-            "red" | "r" => Some(Color::Red),
-            "blue" | "b" => Some(Color::Blue),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Color {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+pub use stratego_contract::Color;
 
 /// Piece types, numbered as in the Ataraxos engine and the observation planes:
 /// the movable ranks 0-9 in battle order, then Flag and Bomb.

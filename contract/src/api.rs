@@ -8,21 +8,25 @@
 //! text form). `Outcome` is the shared result type, over each game's
 //! `Reason` for ending.
 //!
-//! What is generic is this contract and what is written against it alone:
-//! the canonical settings texts (`canonical`), the square and move notation
-//! (`notation`) and the conformance check `conformance::random_sim_test`,
-//! which plays any `Game` through these traits. Stratego implements the
-//! contract in `game` (`StrategoGame`, and `GameState` for `State`); CoToan
-//! in its own crate, `stratego-cotoan`, which the engine knows nothing of.
-//! The Stratego players and the arena are not generic: they decide from
-//! Stratego's information views (hidden pieces, beliefs, setups), so they
-//! play Stratego only.
+//! What is generic is this contract and what is written against it alone,
+//! the rest of this crate: the two sides (`Color`), the canonical settings
+//! texts (`canonical`) and their short ids, the seed derivation (`seed`), the
+//! square and move notation (`notation`) and the conformance check
+//! `conformance::random_sim_test`, which plays any `Game` through these
+//! traits. Stratego implements the contract in `stratego-engine` (its
+//! `StrategoGame`, and `GameState` for its `State`); CoToan in
+//! `stratego-cotoan`; neither knows the other. The Stratego players and the
+//! arena are not generic: they decide from Stratego's information views
+//! (hidden pieces, beliefs, setups), so they play Stratego only.
 
 use std::fmt;
 use std::hash::Hash;
 
-use crate::action::ActionId;
-use crate::piece::Color;
+use crate::Color;
+
+/// An action's id: an index into a game's fixed action space
+/// (`Game::num_distinct_actions`), as in OpenSpiel.
+pub type ActionId = u16;
 
 /// One moment of a game on the contract: what OpenSpiel calls a state.
 /// Players are 0 and 1 (Red and Blue).

@@ -5,8 +5,7 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::action::ActionId;
-use crate::api::{Game, GameState, Utility};
+use crate::api::{ActionId, Game, GameState, Utility};
 
 /// What `random_sim_test` played.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,0 +1,16 @@
+//! The game contract beneath the lab's games (docs/CONTRACT.md): what every
+//! game implements and what is written against that alone. Stratego
+//! (`stratego-engine`) and CoToan (`stratego-cotoan`) stand on it side by
+//! side; nothing here knows either. A third game is one crate on this
+//! contract (docs/ARCHITECTURE.md, "Where a change goes").
+
+pub mod api;
+pub mod canonical;
+pub mod conformance;
+pub mod notation;
+pub mod seed;
+pub mod short_id;
+mod side;
+
+pub use api::{ActionId, Game, GameState, GameType, Reason};
+pub use side::Color;
