@@ -15,6 +15,8 @@ use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed, R
 mod arena_cli;
 mod cotoan_cli;
 mod distill_cli;
+mod game_arena_cli;
+mod games;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;
@@ -82,6 +84,8 @@ enum Command {
         #[command(subcommand)]
         what: cotoan_cli::CotoanCommand,
     },
+    /// A match between the generic bots (random, mcts) in any registered game (src/games.rs).
+    GameArena(game_arena_cli::GameArenaArgs),
     /// Network presets, new checkpoints and checkpoint metadata.
     Model {
         #[command(subcommand)]
@@ -389,6 +393,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
             model_cli::bench(out, &device, batch, iterations)
         }
         Command::Cotoan { what } => cotoan_cli::run(what, out),
+        Command::GameArena(args) => game_arena_cli::game_arena(out, args),
         Command::Arena(args) => arena_cli::arena(out, args),
         Command::Ladder(args) => arena_cli::ladder(out, args),
         Command::Register { what } => arena_cli::register(out, what),

@@ -4,38 +4,32 @@
 mod common;
 use common::*;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 #[test]
 fn arena_reports_and_writes_results_and_records_and_never_overwrites() {
     let dir = scratch("arena");
     let out = dir.join("match");
-    let o = out.to_str().unwrap();
     let args =
-        ["arena", "--a", "greedy", "--b", "random", "--games", "8", "--seed", "3", "--pieces", "barrage", "--out", o];
+        arena_args("greedy", "random", "8", &["--seed", "3", "--pieces", "barrage", "--out", out.to_str().unwrap()]);
     let first = stratego(&args);
-    assert!(first.status.success(), "{}", stderr(&first));
-    let text = stdout(&first);
-    for needle in
-        ["W/D/L (A): ", "score (A): ", "elo (A - B): ", "LOS (A > B): ", "draws by reason: ", "average game length: "]
-    {
-        assert!(text.contains(needle), "{needle} in {text}");
-    }
+    let text = succeeded(&first);
+    assert_contains_all(
+        &text,
+        &["W/D/L (A): ", "score (A): ", "elo (A - B): ", "LOS (A > B): ", "draws by reason: ", "average game length: "],
+    );
     assert!(out.join("results.json").exists());
     assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 8);
-    let replayed = stratego(&["replay", out.join("games/00000.txt").to_str().unwrap()]);
-    assert!(replayed.status.success(), "{}", stderr(&replayed));
+    stratego_ok(&["replay", out.join("games/00000.txt").to_str().unwrap()]);
     assert!(stderr(&first).is_empty(), "no progress bar when stderr is not a terminal: {}", stderr(&first));
 
     let results = std::fs::read_to_string(out.join("results.json")).unwrap();
     assert_one_line_error(&stratego(&args), "already exists");
     assert_eq!(std::fs::read_to_string(out.join("results.json")).unwrap(), results, "nothing was overwritten");
-    let mut again = args.to_vec();
-    again.extend(["--overwrite", "--threads", "1"]);
-    let second = stratego(&again);
-    assert!(second.status.success(), "{}", stderr(&second));
-    assert_eq!(stdout(&second), text, "the same seed gives the same match on one thread");
+    let again = [&args[..], &["--overwrite", "--threads", "1"]].concat();
+    assert_eq!(stratego_ok(&again), text, "the same seed gives the same match on one thread");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -45,34 +39,16 @@ fn arena_reports_and_writes_results_and_records_and_never_overwrites() {
 #[test]
 fn an_sprt_stopped_arena_names_its_directory_by_the_games_played() {
     let dir = scratch("sprt");
-    let args = [
-        "arena",
-        "--a",
-        "greedy",
-        "--b",
-        "random",
-        "--games",
-        "400",
-        "--seed",
-        "5",
-        "--pieces",
-        "barrage",
-        "--sprt",
-        "0,400,0.05,0.05",
-    ];
-    let o = stratego_in(&dir, &[], &args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let args =
+        arena_args("greedy", "random", "400", &["--seed", "5", "--pieces", "barrage", "--sprt", "0,400,0.05,0.05"]);
+    let text = succeeded(&stratego_in(&dir, &[], &args));
     let played: usize = text
         .lines()
         .find_map(|l| l.strip_prefix("records: ").and_then(|r| r.rsplit_once(" (")).map(|(_, n)| n))
         .and_then(|n| n.trim_end_matches(" games)").parse().ok())
         .unwrap_or_else(|| panic!("a records line in {text}"));
     assert!(played < 400, "the SPRT stopped the match: {played} games");
-    let names: Vec<String> = std::fs::read_dir(dir.join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = listed(&dir.join("runs"));
     assert_eq!(names, vec![format!("arena-greedy-vs-random-seed5-{played}games-sprt")]);
     assert_eq!(std::fs::read_dir(dir.join("runs").join(&names[0]).join("games")).unwrap().count(), played);
 
@@ -87,22 +63,10 @@ fn an_sprt_stopped_arena_names_its_directory_by_the_games_played() {
 #[test]
 fn long_commands_write_progress_lines_to_a_log() {
     let dir = scratch("progress");
-    let out = dir.join("ladder");
-    let args = [
-        "ladder",
-        "expectimax:depth=2",
-        "greedy",
-        "--games",
-        "4",
-        "--seed",
-        "1",
-        "--threads",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    let o = stratego_in(&dir, &[("STRATEGO_PROGRESS_SECONDS", "0.05")], &args);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let env = [("STRATEGO_PROGRESS_SECONDS", "0.05")];
+    let (o, _) =
+        ladder(&dir, &env, &["expectimax:depth=2", "greedy"], &["--games", "4", "--seed", "1", "--threads", "1"]);
+    succeeded(&o);
     let log = stderr(&o);
     let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("ladder: ")).collect();
     assert!(lines.len() >= 2, "progress lines: {}", stderr(&o));
@@ -122,18 +86,14 @@ fn overwrite_replaces_only_an_earlier_output() {
     let dir = scratch("overwrite");
     let notes = dir.join("notes.txt");
     std::fs::write(&notes, "keep me").unwrap();
-    let args =
-        ["arena", "--a", "greedy", "--b", "random", "--games", "2", "--out", dir.to_str().unwrap(), "--overwrite"];
-    let o = stratego(&args);
-    assert_one_line_error(&o, "is not the output of an earlier match or ladder (it holds `notes.txt`)");
+    let overwrite = |out: &Path| arena("greedy", "random", "2", &["--out", out.to_str().unwrap(), "--overwrite"]);
+    assert_one_line_error(&overwrite(&dir), "is not the output of an earlier match or ladder (it holds `notes.txt`)");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "keep me");
     let out = dir.join("m");
-    let mut args = args.to_vec();
-    args[8] = out.to_str().unwrap();
-    assert!(stratego(&args).status.success());
-    assert!(stratego(&args).status.success(), "an earlier output is replaced");
+    succeeded(&overwrite(&out));
+    assert!(overwrite(&out).status.success(), "an earlier output is replaced");
     std::fs::write(out.join("games/readme.md"), "mine").unwrap();
-    assert_one_line_error(&stratego(&args), "it holds `games/readme.md`");
+    assert_one_line_error(&overwrite(&out), "it holds `games/readme.md`");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -143,21 +103,7 @@ fn overwrite_replaces_only_an_earlier_output() {
 fn two_games_give_no_confident_rating() {
     let dir = scratch("two-games");
     let out = dir.join("m");
-    let o = stratego(&[
-        "arena",
-        "--a",
-        "greedy",
-        "--b",
-        "random",
-        "--games",
-        "2",
-        "--seed",
-        "4",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = succeeded(&arena("greedy", "random", "2", &["--seed", "4", "--out", out.to_str().unwrap()]));
     assert!(text.contains("elo (A - B): +inf [-inf, +inf]"), "A won both games, and the interval says nothing: {text}");
     let los: f64 = text
         .lines()
@@ -170,86 +116,61 @@ fn two_games_give_no_confident_rating() {
 
 #[test]
 fn bad_specs_and_settings_are_one_error_line() {
-    let arena = |a: &str, extra: &[&str]| {
-        let mut args = vec!["arena", "--a", a, "--b", "random", "--pieces", "barrage", "--out", "/nonexistent/x"];
-        args.extend(extra);
-        if !extra.contains(&"--games") {
-            args.extend(["--games", "2"]);
-        }
-        stratego(&args)
-    };
-    assert_one_line_error(&arena("alphazero", &[]), "unknown player `alphazero`");
-    assert_one_line_error(&arena("expectimax:depth=x", &[]), "bad value `x` for option `depth`");
-    assert_one_line_error(
-        &arena("net:runs/x/ckpt.safetensors", &[]),
-        "cannot load player `net:runs/x/ckpt.safetensors`: cannot read",
-    );
-    assert_one_line_error(&arena("greedy", &["--games", "3"]), "must be even");
-    assert_one_line_error(&arena("greedy", &["--sprt", "0,5"]), "four numbers");
-    assert_one_line_error(&arena("greedy", &["--setups", "mine"]), "unknown setup mode");
+    for (a, games, setting, needle) in [
+        ("alphazero", "2", &[][..], "unknown player `alphazero`"),
+        ("expectimax:depth=x", "2", &[], "bad value `x` for option `depth`"),
+        ("net:runs/x/ckpt.safetensors", "2", &[], "cannot load player `net:runs/x/ckpt.safetensors`: cannot read"),
+        ("greedy", "3", &[], "must be even"),
+        ("greedy", "2", &["--sprt", "0,5"], "four numbers"),
+        ("greedy", "2", &["--setups", "mine"], "unknown setup mode"),
+    ] {
+        let extra = [&["--pieces", "barrage", "--out", "/nonexistent/x"][..], setting].concat();
+        assert_refused(&arena_args(a, "random", games, &extra), needle);
+    }
 }
 
 #[test]
 fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
     let dir = scratch("net");
     let checkpoint = dir.join("ckpt.safetensors");
-    let init = stratego(&["model", "init", "--out", checkpoint.to_str().unwrap()]);
-    assert!(init.status.success(), "{}", stderr(&init));
+    stratego_ok(&["model", "init", "--out", checkpoint.to_str().unwrap()]);
     let net = format!("net:{}", checkpoint.display());
     let out = dir.join("match");
-    let args = ["arena", "--a", &net, "--b", "random", "--games", "2", "--seed", "1", "--out", out.to_str().unwrap()];
-    let o = stratego(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains(&format!("A = {net}, B = random")), "{}", stdout(&o));
+    let text = succeeded(&arena(&net, "random", "2", &["--seed", "1", "--out", out.to_str().unwrap()]));
+    assert!(text.contains(&format!("A = {net}, B = random")), "{text}");
     assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 2);
 
     // `model init` writes classic checkpoints: a Barrage match is refused
     // before anything is written.
     let barrage = dir.join("barrage");
-    let mut other = args.to_vec();
-    other.truncate(args.len() - 2);
-    other.extend(["--pieces", "barrage", "--out", barrage.to_str().unwrap()]);
-    assert_one_line_error(&stratego(&other), "cannot play under the match's rules");
+    let other = arena(&net, "random", "2", &["--seed", "1", "--pieces", "barrage", "--out", barrage.to_str().unwrap()]);
+    assert_one_line_error(&other, "cannot play under the match's rules");
     assert!(!barrage.exists());
     // ... and a checkpoint written for the Barrage rules plays it.
     let barrage_checkpoint = dir.join("barrage.safetensors");
     let rules = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let init = stratego(&["model", "init", "--rules", rules, "--out", barrage_checkpoint.to_str().unwrap()]);
-    assert!(init.status.success(), "{}", stderr(&init));
+    stratego_ok(&["model", "init", "--rules", rules, "--out", barrage_checkpoint.to_str().unwrap()]);
     let barrage_net = format!("net:{}", barrage_checkpoint.display());
-    let o = stratego(&["arena", "--a", &barrage_net, "--b", "random", "--games", "2", "--pieces", "barrage"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_one_line_error(
-        &stratego(&["model", "init", "--rules", "nonsense", "--out", "x.safetensors"]),
+    succeeded(&arena(&barrage_net, "random", "2", &["--pieces", "barrage"]));
+    assert_refused(
+        &["model", "init", "--rules", "nonsense", "--out", "x.safetensors"],
         "malformed ruleset: `nonsense` has no `stratego-rules-vN:` prefix",
     );
 
-    let missing = dir.join("missing.safetensors");
-    let o = stratego(&["arena", "--a", &format!("net:{}", missing.display()), "--b", "random", "--games", "2"]);
-    assert_one_line_error(&o, &format!("cannot load player `net:{}`: cannot read", missing.display()));
+    let missing = format!("net:{}", dir.join("missing.safetensors").display());
+    assert_one_line_error(
+        &arena(&missing, "random", "2", &[]),
+        &format!("cannot load player `{missing}`: cannot read"),
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn ladder_prints_ratings_and_draws_a_png() {
     let dir = scratch("ladder");
-    let out = dir.join("ladder");
-    let o = stratego(&[
-        "ladder",
-        "random",
-        "greedy",
-        "greedy:setup=handcrafted",
-        "--games",
-        "6",
-        "--seed",
-        "2",
-        "--pieces",
-        "barrage",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let players = ["random", "greedy", "greedy:setup=handcrafted"];
+    let (o, out) = ladder(&dir, &[], &players, &["--games", "6", "--seed", "2", "--pieces", "barrage"]);
+    let text = succeeded(&o);
     assert!(text.contains("Bradley-Terry ratings (Elo relative to random"), "{text}");
     assert!(text.contains("greedy:setup=handcrafted"), "{text}");
     let png = std::fs::read(out.join("ladder.png")).unwrap();
@@ -266,12 +187,11 @@ fn register_run_appends_to_the_file() {
         rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200\"\n\
         \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
     std::fs::write(&file, registration).unwrap();
-    let o = stratego(&["register", "run", file.to_str().unwrap(), "--out-root", dir.join("out").to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("decision: "), "{}", stdout(&o));
+    let text = succeeded(&register_run(&file, &dir.join("out"), &[]));
+    assert!(text.contains("decision: "), "{text}");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(registration) && text.contains("[[results]]\nrun = 1\n"), "{text}");
-    assert_one_line_error(&stratego(&["register", "run", dir.join("none.toml").to_str().unwrap()]), "cannot read");
+    assert_refused(&["register", "run", dir.join("none.toml").to_str().unwrap()], "cannot read");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -279,9 +199,23 @@ const REGISTRATION: &str = "a = \"greedy\"\nb = \"random\"\ngames = 200\nseed = 
     rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200\"\n\
     \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
 
+/// Runs `stratego register run FILE --out-root ROOT EXTRA...`.
+fn register_run(file: &Path, root: &Path, extra: &[&str]) -> Output {
+    stratego(&[&["register", "run", file.to_str().unwrap(), "--out-root", root.to_str().unwrap()][..], extra].concat())
+}
+
+/// Runs `stratego ladder PLAYERS... SETTINGS... --out DIR/ladder` in `dir`
+/// with the extra environment variables `env`: its output, and the ladder's
+/// directory.
+fn ladder(dir: &Path, env: &[(&str, &str)], players: &[&str], settings: &[&str]) -> (Output, PathBuf) {
+    let out = dir.join("ladder");
+    let args = [&["ladder"][..], players, settings, &["--out", out.to_str().unwrap()]].concat();
+    (stratego_in(dir, env, &args), out)
+}
+
 /// The run numbers logged in a registration file, in order (the file must
 /// still parse).
-fn logged_runs(file: &std::path::Path) -> Vec<i64> {
+fn logged_runs(file: &Path) -> Vec<i64> {
     let table: toml::Table = std::fs::read_to_string(file).unwrap().parse().unwrap();
     let results = table.get("results").and_then(|r| r.as_array()).cloned().unwrap_or_default();
     results.iter().map(|r| r["run"].as_integer().unwrap()).collect()
@@ -297,10 +231,7 @@ fn register_runs_of_one_file_at_once_append_one_result_each_or_are_refused() {
     let dir = scratch("register-race");
     let file = dir.join("reg.toml");
     std::fs::write(&file, REGISTRATION).unwrap();
-    let run = |root: &str| {
-        let out = dir.join(root);
-        stratego(&["register", "run", file.to_str().unwrap(), "--out-root", out.to_str().unwrap(), "--threads", "1"])
-    };
+    let run = |root: &str| register_run(&file, &dir.join(root), &["--threads", "1"]);
     // Held by this process: refused, and nothing is written.
     let held = stratego_runlog::DirLock::acquire_file(&file, "test").unwrap();
     assert_one_line_error(&run("held"), &format!("is in use by process {}", std::process::id()));
@@ -323,8 +254,7 @@ fn register_runs_of_one_file_at_once_append_one_result_each_or_are_refused() {
         }
     }
     assert_eq!(logged_runs(&file), (1..=appended).collect::<Vec<_>>(), "{}", std::fs::read_to_string(&file).unwrap());
-    let next = run("three");
-    assert!(next.status.success(), "{}", stderr(&next));
+    succeeded(&run("three"));
     assert_eq!(logged_runs(&file), (1..=appended + 1).collect::<Vec<_>>());
     assert!(dir.join(format!("three/reg/run-{}/results.json", appended + 1)).exists());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -340,22 +270,13 @@ fn register_run_writes_only_under_its_output_root() {
     for name in ["...toml", "..toml"] {
         let file = dir.join(name);
         std::fs::write(&file, REGISTRATION).unwrap();
-        let o = stratego(&["register", "run", file.to_str().unwrap(), "--out-root", root.to_str().unwrap()]);
-        assert_one_line_error(&o, "cannot name a directory under the output root");
+        assert_one_line_error(&register_run(&file, &root, &[]), "cannot name a directory under the output root");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), REGISTRATION);
     }
     assert!(!dir.join("x").exists());
     let file = dir.join("reg.toml");
     std::fs::write(&file, REGISTRATION).unwrap();
-    let o =
-        stratego(&["register", "run", file.to_str().unwrap(), "--out-root", root.to_str().unwrap(), "--threads", "1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let listed = |path: &std::path::Path| {
-        let mut names: Vec<String> =
-            std::fs::read_dir(path).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    };
+    succeeded(&register_run(&file, &root, &["--threads", "1"]));
     assert_eq!(listed(&dir.join("x")), ["root"]);
     assert_eq!(listed(&root), ["reg"]);
     assert_eq!(listed(&root.join("reg")), ["run-1"]);
@@ -366,21 +287,10 @@ fn register_run_writes_only_under_its_output_root() {
 fn ucc_bot_sets_up_moves_and_quits_on_the_referees_word() {
     let dir = scratch("ucc");
     let record = dir.join("game.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
-        .args(["ucc-bot", "--agent", "greedy", "--seed", "5", "--record", record.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut to_bot = child.stdin.take().unwrap();
-    let mut from_bot = BufReader::new(child.stdout.take().unwrap());
-    let mut read = || {
-        let mut line = String::new();
-        from_bot.read_line(&mut line).unwrap();
-        line
-    };
+    let (child, mut to_bot, mut from_bot) =
+        spawn_ucc_bot(&["--agent", "greedy", "--seed", "5", "--record", record.to_str().unwrap()]);
     writeln!(to_bot, "RED ./blue 10 10").unwrap();
-    let setup: Vec<String> = (0..4).map(|_| read()).collect();
+    let setup: Vec<String> = (0..4).map(|_| read_line(&mut from_bot)).collect();
     assert!(setup.iter().all(|l| l.len() == 11 && l.ends_with('\n')), "{setup:?}");
     writeln!(to_bot, "START").unwrap();
     for line in &setup {
@@ -389,17 +299,17 @@ fn ucc_bot_sets_up_moves_and_quits_on_the_referees_word() {
     for row in ["..++..++..", "..++..++..", "##########", "##########", "##########", "##########"] {
         writeln!(to_bot, "{row}").unwrap();
     }
-    let mv = read();
+    let mv = read_line(&mut from_bot);
     let words: Vec<&str> = mv.split_whitespace().collect();
     assert!(words.len() >= 3 && ["UP", "DOWN", "LEFT", "RIGHT"].contains(&words[2]), "{mv}");
     writeln!(to_bot, "QUIT ./blue BLUE SURRENDER 1 148 148").unwrap();
-    assert!(child.wait().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let log = std::fs::read_to_string(&record).unwrap();
     assert!(log.starts_with("stratego-ucc-log v1\n") && log.contains("seed 5\n"), "{log}");
     assert!(log.ends_with("end QUIT ./blue BLUE SURRENDER 1 148 148\n"), "{log}");
     // The record is never overwritten.
-    let again = stratego(&["ucc-bot", "--agent", "greedy", "--record", record.to_str().unwrap()]);
-    assert_one_line_error(&again, "cannot create the record");
+    assert_refused(&["ucc-bot", "--agent", "greedy", "--record", record.to_str().unwrap()], "cannot create the record");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -411,23 +321,11 @@ fn ucc_bot_plays_tables_trained_under_other_progress_rules_and_says_so() {
     let dir = scratch("ucc-ntuple");
     let record = dir.join("game.txt");
     let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/ntuple-td.safetensors");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
-        .args(["ucc-bot", "--agent", &format!("ntuple:{tables}"), "--seed", "2", "--record", record.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut to_bot = child.stdin.take().unwrap();
-    let mut from_bot = BufReader::new(child.stdout.take().unwrap());
+    let agent = format!("ntuple:{tables}");
+    let (child, mut to_bot, mut from_bot) =
+        spawn_ucc_bot(&["--agent", &agent, "--seed", "2", "--record", record.to_str().unwrap()]);
     writeln!(to_bot, "BLUE ./red 10 10").unwrap();
-    let setup: Vec<String> = (0..4)
-        .map(|_| {
-            let mut line = String::new();
-            from_bot.read_line(&mut line).unwrap();
-            line
-        })
-        .collect();
+    let setup: Vec<String> = (0..4).map(|_| read_line(&mut from_bot)).collect();
     assert!(setup.iter().all(|l| l.len() == 11), "the bot sent its setup: {setup:?}");
     writeln!(to_bot, "QUIT ./red RED SURRENDER 0 0 0").unwrap();
     drop(to_bot);
@@ -442,17 +340,9 @@ fn ucc_bot_plays_tables_trained_under_other_progress_rules_and_says_so() {
 
 #[test]
 fn bench_agents_prints_one_figure_per_line() {
-    let o = stratego(&["bench", "agents", "--games", "4", "--positions", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
-    assert!(text.contains("agents arena random vs random"), "{text}");
-    assert!(text.contains("agents expectimax search"), "{text}");
-    for line in text.lines() {
-        let (_, value) = line.split_once(": ").unwrap_or_else(|| panic!("`NAME: NUMBER UNIT`: {line}"));
-        let mut parts = value.splitn(2, ' ');
-        assert!(parts.next().unwrap().parse::<f64>().is_ok(), "{line}");
-        assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
-    }
+    let text = stratego_ok(&["bench", "agents", "--games", "4", "--positions", "2"]);
+    assert_contains_all(&text, &["agents arena random vs random", "agents expectimax search"]);
+    assert_figure_lines(&text);
 }
 
 /// A network trained under the classic caps plays an arena match under other
@@ -462,45 +352,23 @@ fn bench_agents_prints_one_figure_per_line() {
 #[test]
 fn arena_plays_a_network_under_other_caps_and_the_referees_rules() {
     let dir = scratch("arena-net-caps");
-    let net = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/cpu-tiny.safetensors");
-    for (i, rules) in [["--max-plies", "100"], ["--rules", "referee"]].iter().enumerate() {
+    let net = concat!("net:", env!("CARGO_MANIFEST_DIR"), "/registrations/cpu-tiny.safetensors");
+    for (i, (rules, expected)) in
+        [(["--max-plies", "100"], "max-plies=100"), (["--rules", "referee"], "two-square=0,chase=off,max-plies=1998")]
+            .into_iter()
+            .enumerate()
+    {
         let out = dir.join(format!("m{i}"));
-        let o = stratego(&[
-            "arena",
-            "--a",
-            &format!("net:{net}"),
-            "--b",
-            "random",
-            "--games",
-            "2",
-            rules[0],
-            rules[1],
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{rules:?}: {}", stderr(&o));
-        assert!(stdout(&o).contains("W/D/L (A): "), "{}", stdout(&o));
+        let args = arena_args(net, "random", "2", &[rules[0], rules[1], "--out", out.to_str().unwrap()]);
+        let text = stratego_ok(&args);
+        assert!(text.contains("W/D/L (A): "), "{text}");
         let results = std::fs::read_to_string(out.join("results.json")).unwrap();
-        let expected = if i == 0 { "max-plies=100" } else { "two-square=0,chase=off,max-plies=1998" };
         assert!(results.contains(expected), "{results}");
     }
     let refused = dir.join("refused");
-    let o = stratego(&[
-        "arena",
-        "--a",
-        &format!("net:{net}"),
-        "--b",
-        "random",
-        "--games",
-        "2",
-        "--pieces",
-        "barrage",
-        "--out",
-        refused.to_str().unwrap(),
-    ]);
+    let o = arena(net, "random", "2", &["--pieces", "barrage", "--out", refused.to_str().unwrap()]);
     assert_one_line_error(&o, "another piece set");
     assert!(!refused.exists());
-    let o = stratego(&["arena", "--a", "random", "--b", "random", "--games", "2", "--rules", "referees"]);
-    assert_one_line_error(&o, "referee");
+    assert_one_line_error(&arena("random", "random", "2", &["--rules", "referees"]), "referee");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,13 +3,21 @@
 mod common;
 use common::*;
 
-use std::process::Command;
+use std::io::Write;
+use std::process::Stdio;
+
+const CLASSIC: &str = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
+
+/// Red Scout on b2, red Flag on e2, a Blue Sergeant on b5; Red to move.
+fn scout_position() -> String {
+    let board =
+        "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
+    format!("{CLASSIC} {board} red 0 0")
+}
 
 #[test]
 fn play_is_seeded_and_prints_boards_and_result() {
-    let a = stratego(&["play", "--seed", "7"]);
-    assert!(a.status.success(), "{}", stderr(&a));
-    let text = stdout(&a);
+    let text = stratego_ok(&["play", "--seed", "7"]);
     assert!(text.contains("a  b  c  d  e  f  g  h  i  j"), "board footer: {text}");
     assert!(text.contains("rules stratego-rules-v1:pieces=classic"), "{text}");
     let last = text.lines().last().unwrap();
@@ -23,26 +31,21 @@ fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
     let dir = scratch("record");
     let path = dir.join("game.txt");
     let p = path.to_str().unwrap();
-    let played = stratego(&["play", "--seed", "11", "--pieces", "barrage", "--record", p]);
-    assert!(played.status.success(), "{}", stderr(&played));
-    let result_line = stdout(&played).lines().rfind(|l| l.starts_with("ply ")).unwrap().to_string();
+    let played = stratego_ok(&["play", "--seed", "11", "--pieces", "barrage", "--record", p]);
+    let result_line = played.lines().rfind(|l| l.starts_with("ply ")).unwrap().to_string();
 
-    let replayed = stratego(&["replay", p]);
-    assert!(replayed.status.success(), "{}", stderr(&replayed));
-    assert_eq!(stdout(&replayed).lines().last().unwrap(), result_line);
+    let replayed = stratego_ok(&["replay", p]);
+    assert_eq!(replayed.lines().last().unwrap(), result_line);
 
-    let barrage = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    assert!(stratego(&["replay", p, "--rules", barrage]).status.success());
-    let classic = barrage.replace("barrage", "classic");
-    let refused = stratego(&["replay", p, "--rules", &classic]);
-    assert_one_line_error(&refused, "ruleset mismatch");
+    let barrage = CLASSIC.replace("classic", "barrage");
+    stratego_ok(&["replay", p, "--rules", &barrage]);
+    let refused = assert_refused(&["replay", p, "--rules", CLASSIC], "ruleset mismatch");
     let err = stderr(&refused);
     let ids = err.matches(|c: char| c.is_ascii_hexdigit()).count();
     assert!(ids >= 16, "both 8-hex ids are named: {err}");
 
     // An existing file is never overwritten.
-    let again = stratego(&["play", "--seed", "12", "--record", p]);
-    assert_one_line_error(&again, "already exists");
+    assert_refused(&["play", "--seed", "12", "--record", p], "already exists");
     assert_eq!(stdout(&stratego(&["replay", p])).lines().last().unwrap(), result_line);
 
     // Neither a symlink nor a file under the temporary name is written
@@ -51,15 +54,11 @@ fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
     std::fs::write(&elsewhere, "not a record").unwrap();
     let fresh = dir.join("fresh.txt");
     std::os::unix::fs::symlink(&elsewhere, dir.join("fresh.txt.partial")).unwrap();
-    let o = stratego(&["play", "--seed", "13", "--record", fresh.to_str().unwrap()]);
-    assert_one_line_error(&o, "cannot write");
+    assert_refused(&["play", "--seed", "13", "--record", fresh.to_str().unwrap()], "cannot write");
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "not a record");
     assert!(!fresh.exists());
     std::os::unix::fs::symlink(&elsewhere, dir.join("linked.txt")).unwrap();
-    assert_one_line_error(
-        &stratego(&["play", "--seed", "13", "--record", dir.join("linked.txt").to_str().unwrap()]),
-        "already exists",
-    );
+    assert_refused(&["play", "--seed", "13", "--record", dir.join("linked.txt").to_str().unwrap()], "already exists");
     assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "not a record");
 
     // A tampered record fails on the first illegal move, naming its ply.
@@ -68,7 +67,7 @@ fn played_records_replay_to_the_same_result_and_refuse_other_rules() {
     let moves_line = text.lines().find(|l| l.starts_with("moves ")).unwrap();
     let first_move = moves_line.split_whitespace().nth(1).unwrap();
     std::fs::write(&tampered, text.replacen(first_move, "e5-e6", 1)).unwrap();
-    assert_one_line_error(&stratego(&["replay", tampered.to_str().unwrap()]), "ply 1");
+    assert_refused(&["replay", tampered.to_str().unwrap()], "ply 1");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -77,31 +76,19 @@ fn legal_lists_moves_in_absolute_squares() {
     // Red Scout on b2 with a Blue piece on b5: it runs to b3, b4 and strikes
     // b5; sideways a2 and c2..j2 would be on rank 2, where the red Flag on
     // e2 blocks the way east after d2.
-    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let board =
-        "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
-    let position = format!("{rules} {board} red 0 0");
-    let o = stratego(&["legal", &position]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let mut moves: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    let position = scout_position();
+    let mut moves: Vec<String> = stratego_ok(&["legal", &position]).lines().map(String::from).collect();
     moves.sort();
     let mut expected = vec!["b2-a2", "b2-b1", "b2-b3", "b2-b4", "b2-b5", "b2-c2", "b2-d2"];
     expected.sort();
     assert_eq!(moves, expected);
 
     // The same position with moves after it, read from stdin.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
-        .args(["legal", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
+    let mut child = command(&["legal", "-"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(format!("{position} moves b2-b5").as_bytes()).unwrap();
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success());
     // The Scout died striking the Sergeant, who now has Blue's only moves.
-    let listed = stdout(&o);
+    let listed = succeeded(&o);
     let mut moves: Vec<&str> = listed.lines().collect();
     moves.sort();
     assert_eq!(moves, vec!["b5-a5", "b5-b4", "b5-b6"]);
@@ -109,27 +96,28 @@ fn legal_lists_moves_in_absolute_squares() {
 
 #[test]
 fn bad_input_is_one_error_line_and_status_1() {
-    assert_one_line_error(&stratego(&["legal", "nonsense"]), "malformed position");
-    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let on_lake = format!("{rules} f........./........../........../........../..~~..~~../..M~..~~../........../........../........../....F..... red 0 0");
-    assert_one_line_error(&stratego(&["legal", &on_lake]), "lake");
-    let v2 = "stratego-rules-v2:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200 x red 0 0";
-    assert_one_line_error(&stratego(&["legal", v2]), "not supported");
-    assert_one_line_error(&stratego(&["replay", "/nonexistent/game.txt"]), "cannot read");
-    assert_one_line_error(&stratego(&["play", "--max-plies", "0"]), "max-plies");
-    assert_one_line_error(&stratego(&["play", "--two-square", "99"]), "two-square");
+    assert_refused(&["legal", "nonsense"], "malformed position");
+    let on_lake = format!("{CLASSIC} f........./........../........../........../..~~..~~../..M~..~~../........../........../........../....F..... red 0 0");
+    let v2 = format!("{} x red 0 0", CLASSIC.replace("-v1:", "-v2:"));
     let dir = scratch("bad-record");
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, "stratego-record v1\nrules x\n").unwrap();
-    assert_one_line_error(&stratego(&["replay", bad.to_str().unwrap()]), "ruleset");
+    for (args, needle) in [
+        (&["legal", &on_lake][..], "lake"),
+        (&["legal", &v2], "not supported"),
+        (&["replay", "/nonexistent/game.txt"], "cannot read"),
+        (&["play", "--max-plies", "0"], "max-plies"),
+        (&["play", "--two-square", "99"], "two-square"),
+        (&["replay", bad.to_str().unwrap()], "ruleset"),
+    ] {
+        assert_refused(args, needle);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bench_prints_one_figure_per_line() {
-    let o = stratego(&["bench", "engine", "--plies", "20000", "--rounds", "3"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = stratego_ok(&["bench", "engine", "--plies", "20000", "--rounds", "3"]);
     assert!(text.contains("engine random playout (full rules): "), "{text}");
     // A rule's cost is a ratio of alternating rounds with its spread, not a
     // difference of two noisy timings (which came out as a negative cost).
@@ -141,35 +129,24 @@ fn bench_prints_one_figure_per_line() {
         let (median, low, high) = (numbers[0], numbers[2], numbers[3]);
         assert!(low > 0.0 && low <= median && median <= high, "{line}");
     }
-    for line in text.lines() {
-        let (name, value) = line.split_once(": ").unwrap_or_else(|| panic!("`NAME: NUMBER UNIT`: {line}"));
-        assert!(!name.is_empty());
-        let mut parts = value.splitn(2, ' ');
-        let number: f64 = parts.next().unwrap().parse().unwrap_or_else(|_| panic!("a number in {line}"));
-        assert!(number.is_finite());
-        assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
-    }
+    assert_figure_lines(&text);
 }
 
 #[test]
 fn obs_prints_planes_and_refuses_bad_layouts() {
-    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    let board =
-        "f........./........../........../........../..~~..~~../.e~~..~~../........../........../.O..F...../..........";
-    let position = format!("{rules} {board} red 0 0");
-    let o = stratego(&["obs", &position, "--layout", "compact", "--plane", "1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let position = scout_position();
+    let text = stratego_ok(&["obs", &position, "--layout", "compact", "--plane", "1"]);
     assert!(text.contains("plane 1 own_scout"), "{text}");
     // Red's Scout on b2: frame row 1, column 1.
     let row1 = text.lines().find(|l| l.starts_with("  1 ")).unwrap();
     assert_eq!(row1.split_whitespace().collect::<Vec<_>>(), ["1", ".", "1", ".", ".", ".", ".", ".", ".", ".", "."]);
-    let full = stratego(&["obs", &position, "--layout", "full"]);
-    assert!(full.status.success());
-    assert!(stdout(&full).contains("start_square_"), "non-zero planes are listed");
-    assert_one_line_error(&stratego(&["obs", &position, "--layout", "huge"]), "unknown observation layout");
+    assert!(
+        stratego_ok(&["obs", &position, "--layout", "full"]).contains("start_square_"),
+        "non-zero planes are listed"
+    );
+    assert_refused(&["obs", &position, "--layout", "huge"], "unknown observation layout");
     let past = stratego_engine::Layout::Compact.channels().to_string();
-    assert_one_line_error(&stratego(&["obs", &position, "--plane", &past]), &format!("plane {past} does not exist"));
+    assert_refused(&["obs", &position, "--plane", &past], &format!("plane {past} does not exist"));
 }
 
 /// Every bounded count flag documents its range in its help, and the
@@ -205,9 +182,8 @@ fn count_flags_document_the_range_they_check() {
 #[test]
 fn a_missing_argument_or_subcommand_is_named_in_one_line() {
     // The arguments clap found missing are named, not only "(see --help)".
-    assert_one_line_error(&stratego(&["model", "info"]), "<CHECKPOINT>");
-    let o = stratego(&["model", "init"]);
-    assert_one_line_error(&o, "--out <OUT>");
+    assert_refused(&["model", "info"], "<CHECKPOINT>");
+    assert_refused(&["model", "init"], "--out <OUT>");
     // A command without its subcommand is one line listing the choices,
     // never a usage screen.
     for (args, path, choices) in [
@@ -218,8 +194,7 @@ fn a_missing_argument_or_subcommand_is_named_in_one_line() {
         (&["bench"][..], "stratego bench", &["engine", "agents", "model"][..]),
         (&["ntuple"][..], "stratego ntuple", &["train"][..]),
     ] {
-        let o = stratego(args);
-        assert_one_line_error(&o, &format!("`{path}` needs a subcommand, one of: "));
+        let o = assert_refused(args, &format!("`{path}` needs a subcommand, one of: "));
         for choice in choices {
             assert!(stderr(&o).contains(choice), "{args:?}: {}", stderr(&o));
         }

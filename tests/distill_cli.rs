@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_one_line_error, scratch, stderr, stdout, stratego};
+use common::{assert_contains_all, assert_refused, scratch, stratego_ok};
 
 const CONFIG: &str = r#"
 [game]
@@ -25,28 +25,19 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     std::fs::write(&config, CONFIG).unwrap();
     let (config, out) = (config.to_str().unwrap(), dir.join("d.safetensors"));
     let out = out.to_str().unwrap();
-    let o = stratego(&["distill", "--config", config, "--out", out, "--games", "6"]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
-    let text = stdout(&o);
-    for needle in
-        ["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (untrained)", "epoch 1:", "wrote"]
-    {
-        assert!(text.contains(needle), "{needle} in {text}");
-    }
-    let o = stratego(&["model", "info", out]);
-    assert!(o.status.success() && stdout(&o).contains("step 0"), "{}\n{}", stdout(&o), stderr(&o));
+    let text = stratego_ok(&["distill", "--config", config, "--out", out, "--games", "6"]);
+    assert_contains_all(
+        &text,
+        &["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (untrained)", "epoch 1:", "wrote"],
+    );
+    let info = stratego_ok(&["model", "info", out]);
+    assert!(info.contains("step 0"), "{info}");
 
-    assert_one_line_error(&stratego(&["distill", "--config", config, "--out", out]), "already exists");
+    assert_refused(&["distill", "--config", config, "--out", out], "already exists");
     let other = dir.join("e.safetensors");
     let other = other.to_str().unwrap();
-    assert_one_line_error(
-        &stratego(&["distill", "--config", config, "--out", other, "--teacher", "alphazero"]),
-        "`pretrain.teacher`",
-    );
-    assert_one_line_error(
-        &stratego(&["distill", "--config", config, "--out", other, "--games", "1"]),
-        "`pretrain.games`",
-    );
+    assert_refused(&["distill", "--config", config, "--out", other, "--teacher", "alphazero"], "`pretrain.teacher`");
+    assert_refused(&["distill", "--config", config, "--out", other, "--games", "1"], "`pretrain.games`");
     assert!(!std::path::Path::new(other).exists());
     // An output that cannot be written fails before the teacher's games,
     // not after them.
@@ -56,7 +47,7 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     ] {
         let started = std::time::Instant::now();
         let args = ["distill", "--config", config, "--out", missing.to_str().unwrap(), "--games", "200"];
-        assert_one_line_error(&stratego(&args), needle);
+        assert_refused(&args, needle);
         assert!(started.elapsed().as_secs_f64() < 5.0, "{:?}", started.elapsed());
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -11,11 +11,14 @@
 //! `target/fuzz-failures/`, so it can be replayed and kept as a seed.
 //! `FUZZ_CASES=N` changes the number of cases per parser (default 10,000).
 
+mod common;
+
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use common::{assert_refused, command, stderr};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::{GameRecord, PieceSet, Position, Ruleset, Setup, State};
@@ -717,7 +720,6 @@ fn cotoan_snapshots_and_settings() {
 /// flags and values as much as for malformed files.
 #[test]
 fn the_command_line_answers_bad_input_with_one_error_line() {
-    let run = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_stratego")).args(args).output().unwrap();
     let bad: &[&[&str]] = &[
         &["bench", "obs", "--batch", "0"],
         &["bench", "model", "--batch", "0"],
@@ -731,10 +733,7 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
         &["no-such-command"],
     ];
     for args in bad {
-        let o = run(args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-        assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err:?}");
+        assert_refused(args, "");
     }
     // Files without end: a device is refused as a checkpoint or a table
     // file, and read as text only up to its limit (these used to read until
@@ -753,10 +752,7 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
             &["register", "run", "/dev/zero"],
         ];
         for args in endless {
-            let o = run(args);
-            let err = String::from_utf8_lossy(&o.stderr);
-            assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
-            assert!(err.starts_with("error: ") && err.lines().count() == 1, "{args:?}: {err:?}");
+            let err = stderr(&assert_refused(args, ""));
             assert!(err.contains("not a regular file") || err.contains("longer than 64 MiB"), "{args:?}: {err}");
         }
         // The same on stdin, and from a referee whose line never ends.
@@ -765,11 +761,7 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
             (&["cotoan", "legal", "-"][..], "cannot read stdin: longer than 64 MiB"),
             (&["ucc-bot", "--agent", "random"][..], "a line longer than 1 MiB"),
         ] {
-            let o = std::process::Command::new(env!("CARGO_BIN_EXE_stratego"))
-                .args(args)
-                .stdin(std::fs::File::open("/dev/zero").unwrap())
-                .output()
-                .unwrap();
+            let o = command(args).stdin(std::fs::File::open("/dev/zero").unwrap()).output().unwrap();
             let err = String::from_utf8_lossy(&o.stderr);
             assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
             assert!(err.lines().last().is_some_and(|l| l.starts_with("error: ") && l.contains(why)), "{args:?}: {err}");
@@ -778,11 +770,7 @@ fn the_command_line_answers_bad_input_with_one_error_line() {
     // An unwritable stderr must not turn the error into a panic.
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full");
     if let Ok(full) = full {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_stratego"))
-            .args(["legal", "x"])
-            .stderr(full)
-            .output()
-            .unwrap();
+        let o = command(&["legal", "x"]).stderr(full).output().unwrap();
         assert_eq!(o.status.code(), Some(1));
     }
 }

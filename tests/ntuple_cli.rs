@@ -16,6 +16,11 @@ fn train(args: &[&str]) -> std::process::Output {
     stratego(&all)
 }
 
+/// Trains the tiny config into `run`, which must succeed: its stdout.
+fn train_tiny(run: &Path) -> String {
+    succeeded(&train(&["--config", TINY, "--run", run.to_str().unwrap()]))
+}
+
 fn weights(path: &Path) -> Vec<f32> {
     NTupleNet::load(path, None).unwrap().weights().to_vec()
 }
@@ -24,17 +29,10 @@ fn weights(path: &Path) -> Vec<f32> {
 fn a_short_run_writes_checkpoints_and_curves_and_resumes_exactly() {
     let dir = scratch("ntuple-train");
     let whole = dir.join("whole");
-    let o = train(&["--config", TINY, "--run", whole.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
+    let text = train_tiny(&whole);
     assert!(text.contains("12 of 12 games done") && text.contains("last score vs greedy: "), "{text}");
     // Checkpoints every 4 games, the last 2 kept; the final tables.
-    let names: Vec<String> = {
-        let mut n: Vec<String> =
-            std::fs::read_dir(&whole).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        n.sort();
-        n
-    };
+    let names = listed(&whole);
     assert!(
         names.contains(&"ntuple-00000008.safetensors".into()) && names.contains(&"ntuple-00000012.safetensors".into())
     );
@@ -59,13 +57,11 @@ fn a_short_run_writes_checkpoints_and_curves_and_resumes_exactly() {
     // The same run stopped after 5 games (as if killed) and resumed ends
     // with the same tables.
     let parts = dir.join("parts");
-    let o = train(&["--config", TINY, "--run", parts.to_str().unwrap(), "--stop-after", "5"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("stopped; continue with --resume"), "{}", stdout(&o));
+    let text = succeeded(&train(&["--config", TINY, "--run", parts.to_str().unwrap(), "--stop-after", "5"]));
+    assert!(text.contains("stopped; continue with --resume"), "{text}");
     assert!(!parts.join("final.safetensors").exists());
-    let o = train(&["--resume", parts.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("(resumed)") && stdout(&o).contains("5 of 12 games played"), "{}", stdout(&o));
+    let text = succeeded(&train(&["--resume", parts.to_str().unwrap()]));
+    assert!(text.contains("(resumed)") && text.contains("5 of 12 games played"), "{text}");
     assert_eq!(weights(&parts.join("final.safetensors")), weights(&whole.join("final.safetensors")));
     assert!(std::fs::read_to_string(parts.join("metrics.jsonl")).unwrap().contains(r#""event":"resumed""#));
     let scalars = stratego_runlog::read_scalars(&parts).unwrap();
@@ -79,7 +75,7 @@ fn a_short_run_writes_checkpoints_and_curves_and_resumes_exactly() {
     std::fs::create_dir_all(&empty).unwrap();
     std::fs::copy(whole.join("config.toml"), empty.join("config.toml")).unwrap();
     let o = train(&["--resume", empty.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(&o);
     assert!(stderr(&o).contains("no checkpoint (ntuple-<games>.safetensors) yet: starting from the untrained tables"));
     assert_eq!(weights(&empty.join("final.safetensors")), weights(&whole.join("final.safetensors")));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -99,7 +95,7 @@ fn bad_configs_are_one_error_line_naming_the_key() {
     check("unknown.toml", &tiny.replace("[td]\n", "[td]\nmomentum = 0.9\n"), "unknown field `momentum`");
     check("alpha.toml", &tiny.replace("alpha = 0.1", "alpha = 2.0"), "`td.alpha`");
     check("layout.toml", &tiny.replace("layout = \"lines2+material\"", "layout = \"snakes\""), "`layout`");
-    check("pieces.toml", &tiny.replace("pieces = \"barrage\"", "pieces = \"mini\""), "`rules.pieces`");
+    check("pieces.toml", &tiny.replace("pieces=barrage", "pieces=mini"), "`rules`");
     check("games.toml", &tiny.replace("games = 4\n", "games = 3\n"), "`evaluation.games`");
     check("keep.toml", &tiny.replace("keep = 2", "keep = 0"), "`checkpoints.keep`");
     check(
@@ -115,59 +111,41 @@ fn bad_configs_are_one_error_line_naming_the_key() {
 fn ntuple_players_play_in_the_arena_and_bad_tables_are_errors() {
     let dir = scratch("ntuple-arena");
     let run = dir.join("run");
-    let o = train(&["--config", TINY, "--run", run.to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    train_tiny(&run);
     let tables = run.join("final.safetensors");
     let spec = format!("ntuple:{}", tables.display());
     let leaf = format!("expectimax:depth=2,nodes=300,leaf=ntuple:{}", tables.display());
-    let arena = |a: &str, b: &str, pieces: &str, out: &str| {
-        stratego(&[
-            "arena",
-            "--a",
-            a,
-            "--b",
-            b,
-            "--games",
-            "2",
-            "--seed",
-            "1",
-            "--pieces",
-            pieces,
-            "--max-plies",
-            "200",
-            "--out",
-            dir.join(out).to_str().unwrap(),
-        ])
+    let play = |a: &str, b: &str, pieces: &str, out: &str| {
+        let out = dir.join(out);
+        arena(a, b, "2", &["--seed", "1", "--pieces", pieces, "--max-plies", "200", "--out", out.to_str().unwrap()])
     };
-    let o = arena(&spec, &leaf, "barrage", "match");
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("W/D/L (A): "), "{}", stdout(&o));
+    let text = succeeded(&play(&spec, &leaf, "barrage", "match"));
+    assert!(text.contains("W/D/L (A): "), "{text}");
     // Tables trained for Barrage refuse a classic match.
-    assert_one_line_error(&arena(&spec, "greedy", "classic", "m2"), "but the match plays");
+    assert_one_line_error(&play(&spec, "greedy", "classic", "m2"), "but the match plays");
     // With no ruleset switch, the match plays the rules the tables were trained for.
-    let o =
-        stratego(&["arena", "--a", &spec, "--b", "greedy", "--games", "2", "--out", dir.join("m5").to_str().unwrap()]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("pieces=barrage,two-square=3,chase=on,max-plies=200"), "{}", stdout(&o));
-    assert_one_line_error(&arena("ntuple:/nonexistent/t.safetensors", "greedy", "barrage", "m3"), "cannot read");
+    let text = succeeded(&arena(&spec, "greedy", "2", &["--out", dir.join("m5").to_str().unwrap()]));
+    assert!(text.contains("pieces=barrage,two-square=3,chase=on,max-plies=200"), "{text}");
+    assert_one_line_error(&play("ntuple:/nonexistent/t.safetensors", "greedy", "barrage", "m3"), "cannot read");
     std::fs::write(dir.join("junk.safetensors"), b"junk").unwrap();
     let junk = format!("expectimax:leaf=ntuple:{}", dir.join("junk.safetensors").display());
-    assert_one_line_error(&arena(&junk, "greedy", "barrage", "m4"), "not a safetensors file");
+    assert_one_line_error(&play(&junk, "greedy", "barrage", "m4"), "not a safetensors file");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bench_ntuple_prints_name_number_unit_lines() {
-    let o = stratego(&["bench", "ntuple", "--positions", "10", "--repeat", "2", "--rounds", "1", "--train-games", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = stdout(&o);
-    for needle in [
-        "ntuple full evaluation (singles+lines2+material, 258 tuples): ",
-        "ntuple afterstate evaluation",
-        "ntuple anchor greedy move score: ",
-        "ntuple anchor expectimax hand-written evaluation: ",
-        "ntuple self-play training: ",
-    ] {
-        assert!(text.contains(needle), "{needle} in {text}");
-    }
+    let text =
+        stratego_ok(&["bench", "ntuple", "--positions", "10", "--repeat", "2", "--rounds", "1", "--train-games", "2"]);
+    assert_contains_all(
+        &text,
+        &[
+            "ntuple full evaluation (singles+lines2+material, 258 tuples): ",
+            "ntuple afterstate evaluation",
+            "ntuple anchor greedy move score: ",
+            "ntuple anchor expectimax hand-written evaluation: ",
+            "ntuple self-play training: ",
+        ],
+    );
+    assert_figure_lines(&text);
 }

@@ -6,10 +6,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{assert_one_line_error, scratch, stderr, stdout, stratego, stratego_in};
+use common::{assert_one_line_error, command, scratch, stderr, stdout, stratego, stratego_in, succeeded};
 use serde_json::Value;
 
 /// The tags docs/TRAINING.md promises for every iteration: the learner's
@@ -49,19 +50,38 @@ fn final_score_vs_random(its: &[&Value], config: &stratego_learner::TrainConfig)
 
 /// Both tests train on every core: one at a time keeps each within its
 /// time (and CI's two cores).
-static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// What a test that trains starts with: its turn (`ONE_RUN_AT_A_TIME`,
+/// held while the guard lives), a fresh scratch directory, and the run
+/// directory in it.
+fn training(name: &str) -> (MutexGuard<'static, ()>, PathBuf, PathBuf) {
+    let turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch(name);
+    let run = dir.join("run");
+    (turn, dir, run)
+}
+
+/// Runs `stratego train --config CONFIG --run RUN EXTRA...`.
+fn train(config: &Path, run: &Path, extra: &[&str]) -> Output {
+    let args = ["train", "--config", config.to_str().unwrap(), "--run", run.to_str().unwrap()];
+    stratego(&[&args[..], extra].concat())
+}
+
+/// Runs `stratego train --resume RUN --iterations ITERATIONS`.
+fn resume(run: &Path, iterations: u64) -> Output {
+    stratego(&["train", "--resume", run.to_str().unwrap(), "--iterations", &iterations.to_string()])
+}
 
 #[test]
 fn smoke_run_logs_learns_checkpoints_and_resumes() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-smoke");
-    let run = dir.join("run");
+    let (_turn, dir, run) = training("train-smoke");
     let run_arg = run.to_str().unwrap();
     // stderr is a pipe, as in a log: progress comes as steady lines.
     let here = std::env::current_dir().unwrap();
     let env = [("STRATEGO_PROGRESS_SECONDS", "0.5")];
     let o = stratego_in(&here, &env, &["train", "--config", "configs/smoke.toml", "--run", run_arg]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&o);
     let config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
     let n = config.run.iterations;
     let log = stderr(&o);
@@ -145,8 +165,7 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     assert!(belief > prior, "belief head {belief:.4} vs counting prior {prior:.4}");
 
     // Resume: two more iterations continue from the last step.
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(n + 2).to_string()]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&resume(&run, n + 2));
     let lines = metrics(&run);
     let resumed = lines.iter().position(|l| l["event"] == "resumed").expect("a resumed line");
     assert_eq!(lines[resumed]["step"], n);
@@ -155,25 +174,15 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
     assert_eq!(*checkpoint_steps(&run).last().unwrap(), n + 2);
 
     // A second start into the same directory is refused; so is a bad config.
-    let o = stratego(&["train", "--config", "configs/smoke.toml", "--run", run_arg]);
-    assert_one_line_error(&o, "--resume");
+    let smoke = Path::new("configs/smoke.toml");
+    assert_one_line_error(&train(smoke, &run, &[]), "--resume");
     let bad = dir.join("bad.toml");
     std::fs::write(&bad, "[learner]\nppo_clip = 2.0\n").unwrap();
-    let o = stratego(&["train", "--config", bad.to_str().unwrap(), "--run", dir.join("bad").to_str().unwrap()]);
-    assert_one_line_error(&o, "learner.ppo_clip");
+    assert_one_line_error(&train(&bad, &dir.join("bad"), &[]), "learner.ppo_clip");
     assert!(!dir.join("bad").exists(), "nothing is created for a bad config");
     // A device this build lacks fails before the run directory exists.
     if stratego_model::device("wgpu").is_err() {
-        let o = stratego(&[
-            "train",
-            "--config",
-            "configs/smoke.toml",
-            "--run",
-            dir.join("gpu").to_str().unwrap(),
-            "--device",
-            "wgpu",
-        ]);
-        assert_one_line_error(&o, "wgpu");
+        assert_one_line_error(&train(smoke, &dir.join("gpu"), &["--device", "wgpu"]), "wgpu");
         assert!(!dir.join("gpu").exists(), "nothing is created for a missing device");
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -185,17 +194,14 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
 /// check would not be measuring learning.
 #[test]
 fn smoke_without_learning_does_not_beat_random() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-no-learning");
+    let (_turn, dir, run) = training("train-no-learning");
     let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
     let mut config = stratego_learner::TrainConfig::parse(&smoke).unwrap();
     config.pretrain.lr = 0.0;
     config.learner.lr = stratego_learner::config::PowerSchedule { c: 0.0, k: 0.0, floor: 0.0, ceiling: 0.0 };
     let path = dir.join("no-learning.toml");
     std::fs::write(&path, config.to_toml()).unwrap();
-    let run = dir.join("run");
-    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&train(&path, &run, &[]));
     let lines = metrics(&run);
     let (low, score, games) = final_score_vs_random(&iterations(&lines), &config);
     assert!(low <= 0.5, "without learning the network scored {score:.3} (lower end {low:.3}) in {games} games");
@@ -204,9 +210,7 @@ fn smoke_without_learning_does_not_beat_random() {
 
 #[test]
 fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-kill");
-    let run = dir.join("run");
+    let (_turn, dir, run) = training("train-kill");
     let run_arg = run.to_str().unwrap();
     // The smoke config with a checkpoint after every iteration, without its
     // warm start (this test is about the RL loop's files).
@@ -218,8 +222,7 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     std::fs::write(&config, text).unwrap();
     let parsed = stratego_learner::TrainConfig::load(&config).unwrap();
     assert_eq!((parsed.checkpoint.every, parsed.pretrain.enabled), (1, false));
-    let child = Command::new(env!("CARGO_BIN_EXE_stratego"))
-        .args(["train", "--config", config.to_str().unwrap(), "--run", run_arg, "--iterations", "1000"])
+    let child = command(&["train", "--config", config.to_str().unwrap(), "--run", run_arg, "--iterations", "1000"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -266,8 +269,7 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
         .unwrap();
 
     let target = killed_at + 1;
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", &target.to_string()]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&resume(&run, target));
     assert_eq!(*checkpoint_steps(&run).last().unwrap(), target);
     let lines = metrics(&run);
     assert_eq!(lines.last().unwrap()["step"], target);
@@ -288,7 +290,7 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     let mut bytes = std::fs::read(&newest).unwrap();
     *bytes.last_mut().unwrap() ^= 1;
     std::fs::write(&newest, bytes).unwrap();
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", &target.to_string()]);
+    let o = resume(&run, target);
     assert!(o.status.success() && !stdout(&o).contains("already at"), "{}\n{}", stdout(&o), stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("torn last line"), "{err}");
@@ -300,14 +302,14 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     assert_eq!(resumed.last().unwrap()["step"], target - 1, "resumed from the checkpoint before the corrupt one");
 
     // A finished run says so and trains nothing.
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", &target.to_string()]);
+    let o = resume(&run, target);
     assert!(o.status.success() && stdout(&o).contains("already at"), "{}\n{}", stdout(&o), stderr(&o));
     // A config.toml cut short resolves to other values (the defaults): refused, naming the key.
     let config_path = run.join("config.toml");
     let full = std::fs::read_to_string(&config_path).unwrap();
     let cut = &full[..full.find("[learner]").unwrap()];
     std::fs::write(&config_path, cut).unwrap();
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", &(target + 2).to_string()]);
+    let o = resume(&run, target + 2);
     // Keys are compared in sorted order: the first one the cut removed.
     assert_one_line_error(&o, "`checkpoint.every` differs");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -330,17 +332,13 @@ fn rl_only_smoke(dir: &Path, name: &str, edit: impl FnOnce(&mut stratego_learner
 /// its log records the event.
 #[test]
 fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-diverge");
+    let (_turn, dir, run) = training("train-diverge");
     let path = rl_only_smoke(&dir, "diverge", |config| {
         config.checkpoint.every = 1;
         let huge = 1e30;
         (config.learner.lr.c, config.learner.lr.floor, config.learner.lr.ceiling) = (huge, huge, huge);
     });
-    let run = dir.join("run");
-    let o =
-        stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap(), "--iterations", "3"]);
-    assert_one_line_error(&o, "training diverged at iteration");
+    assert_one_line_error(&train(&path, &run, &["--iterations", "3"]), "training diverged at iteration");
     assert!(checkpoint_steps(&run).is_empty(), "nothing of the diverged iteration is saved");
     let lines = metrics(&run);
     assert!(lines.iter().any(|l| l["event"] == "diverged"), "{lines:?}");
@@ -356,19 +354,15 @@ fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
 #[cfg(unix)]
 #[test]
 fn a_bad_metrics_line_is_skipped_and_linked_run_files_are_refused() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-own-files");
+    let (_turn, dir, run) = training("train-own-files");
     let path = rl_only_smoke(&dir, "own", |config| config.checkpoint.every = 1);
-    let run = dir.join("run");
-    let run_arg = run.to_str().unwrap();
-    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run_arg, "--iterations", "1"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    succeeded(&train(&path, &run, &["--iterations", "1"]));
     let log = run.join("metrics.jsonl");
     let text = std::fs::read_to_string(&log).unwrap();
     let damaged = format!("{{\"step\": 0}}\nnot json\n{text}");
     std::fs::write(&log, &damaged).unwrap();
-    let o = stratego(&["train", "--resume", run_arg, "--iterations", "2"]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = resume(&run, 2);
+    succeeded(&o);
     assert!(stderr(&o).contains("metrics.jsonl: skipping 1 unreadable line(s), the first line 2"), "{}", stderr(&o));
     assert!(std::fs::read_to_string(&log).unwrap().starts_with(&damaged), "the bad line stays");
     assert_eq!(checkpoint_steps(&run), vec![1, 2]);
@@ -378,8 +372,7 @@ fn a_bad_metrics_line_is_skipped_and_linked_run_files_are_refused() {
         let file = run.join(name);
         let _ = std::fs::rename(&file, dir.join(format!("{name}.saved")));
         std::os::unix::fs::symlink(&target, &file).unwrap();
-        let o = stratego(&["train", "--resume", run_arg, "--iterations", "3"]);
-        assert_one_line_error(&o, "is a symbolic link");
+        assert_one_line_error(&resume(&run, 3), "is a symbolic link");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious, no newline", "{name}");
         std::fs::remove_file(&file).unwrap();
         let _ = std::fs::rename(dir.join(format!("{name}.saved")), &file);
@@ -392,15 +385,12 @@ fn a_bad_metrics_line_is_skipped_and_linked_run_files_are_refused() {
 /// with that iteration's checkpoint, long before `run.iterations`.
 #[test]
 fn a_wall_clock_budget_stops_the_run_with_a_checkpoint() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-budget");
+    let (_turn, dir, run) = training("train-budget");
     let path = rl_only_smoke(&dir, "budget", |config| {
         config.run.iterations = 1000;
         config.run.max_minutes = Some(0.001);
     });
-    let run = dir.join("run");
-    let o = stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&train(&path, &run, &[]));
     assert_eq!(checkpoint_steps(&run), vec![1]);
     let lines = metrics(&run);
     let its = iterations(&lines);
@@ -420,13 +410,14 @@ fn every_network_config_is_valid() {
     }
     let dir = scratch("train-init");
     let small = dir.join("small.safetensors");
-    let o = stratego(&["model", "init", "--preset", "small", "--out", small.to_str().unwrap()]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&stratego(&["model", "init", "--preset", "small", "--out", small.to_str().unwrap()]));
     let config = dir.join("init.toml");
     std::fs::write(&config, format!("[run]\ninit = \"{}\"\n[model]\npreset = \"tiny\"\n", small.display())).unwrap();
     let run = dir.join("run");
-    let o = stratego(&["train", "--config", config.to_str().unwrap(), "--run", run.to_str().unwrap()]);
-    assert_one_line_error(&o, "is a small network on the compact layout, the config trains tiny");
+    assert_one_line_error(
+        &train(&config, &run, &[]),
+        "is a small network on the compact layout, the config trains tiny",
+    );
     assert!(!run.exists(), "nothing is created for a refused init");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -437,17 +428,13 @@ fn every_network_config_is_valid() {
 /// piece set is refused before the run directory exists.
 #[test]
 fn a_network_opponent_trained_under_other_caps_trains_and_another_piece_set_is_refused_at_start() {
-    let _one = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = scratch("train-net-opponent");
+    let (_turn, dir, run) = training("train-net-opponent");
     let net = concat!(env!("CARGO_MANIFEST_DIR"), "/registrations/cpu-tiny.safetensors");
     let path = rl_only_smoke(&dir, "net-opponent", |config| {
         config.selfplay.opponents = vec![format!("net:{net}")];
         config.selfplay.opponent_share = 1.0;
     });
-    let run = dir.join("run");
-    let o =
-        stratego(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap(), "--iterations", "1"]);
-    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    succeeded(&train(&path, &run, &["--iterations", "1"]));
     let lines = metrics(&run);
     assert_eq!(iterations(&lines).len(), 1, "{lines:?}");
 
@@ -456,8 +443,7 @@ fn a_network_opponent_trained_under_other_caps_trains_and_another_piece_set_is_r
         config.selfplay.opponents = vec![format!("net:{net}")];
     });
     let refused = dir.join("refused");
-    let o = stratego(&["train", "--config", barrage.to_str().unwrap(), "--run", refused.to_str().unwrap()]);
-    assert_one_line_error(&o, "another piece set");
+    assert_one_line_error(&train(&barrage, &refused, &[]), "another piece set");
     assert!(!refused.exists(), "nothing is made for a refused config");
     std::fs::remove_dir_all(&dir).unwrap();
 }

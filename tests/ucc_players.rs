@@ -10,8 +10,6 @@ use common::*;
 #[path = "../evaluation/tests/support/referee.rs"]
 mod referee;
 
-use std::io::BufReader;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use stratego_engine::Color;
@@ -56,17 +54,11 @@ fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
         for (c, bot) in [Color::Red, Color::Blue].into_iter().enumerate() {
             let seed = 100 + 2 * k as u64 + c as u64;
             let record = dir.join(format!("{kind}-{bot}.txt"));
-            let mut child = Command::new(env!("CARGO_BIN_EXE_stratego"))
-                .args(["ucc-bot", "--agent", &spec, "--seed", &seed.to_string()])
-                .args(["--move-time-ms", &move_time_ms().to_string(), "--record", record.to_str().unwrap()])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let to_bot = Box::new(child.stdin.take().unwrap());
-            let from_bot = Box::new(BufReader::new(child.stdout.take().unwrap()));
-            let report = referee::referee(bot, to_bot, from_bot, seed, None, MAX_PLIES, None, None);
+            let (seed_arg, clock) = (seed.to_string(), move_time_ms().to_string());
+            let args =
+                ["--agent", &spec, "--seed", &seed_arg, "--move-time-ms", &clock, "--record", record.to_str().unwrap()];
+            let (child, to_bot, from_bot) = spawn_ucc_bot(&args);
+            let report = referee::referee(bot, Box::new(to_bot), Box::new(from_bot), seed, None, MAX_PLIES, None, None);
             let out = child.wait_with_output().unwrap();
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(out.status.success(), "{spec} as {bot}: {err}");
@@ -104,6 +96,11 @@ fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Caps and progress rules unlike the lab's classic ones, and how the
+/// match's ruleset names them.
+const OTHER_CAPS: [&str; 8] = ["--two-square", "0", "--chase", "off", "--max-plies", "150", "--max-battleless", "60"];
+const OTHER_CAPS_RULES: &str = "two-square=0,chase=off,max-plies=150,max-battleless=60";
+
 /// Every registered player kind plays arena games under caps and progress
 /// rules other than any it was trained for (the lab's classic caps): a
 /// short cap, a battleless cap, no two-square or more-squares rule.
@@ -119,28 +116,9 @@ fn every_player_kind_plays_arena_games_under_other_caps() {
             _ => spec,
         };
         let out = dir.join(kind);
-        let o = stratego(&[
-            "arena",
-            "--a",
-            &spec,
-            "--b",
-            "random",
-            "--games",
-            "2",
-            "--two-square",
-            "0",
-            "--chase",
-            "off",
-            "--max-plies",
-            "150",
-            "--max-battleless",
-            "60",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        stratego_ok(&arena_args(&spec, "random", "2", &[&OTHER_CAPS[..], &["--out", out.to_str().unwrap()]].concat()));
         let results = std::fs::read_to_string(out.join("results.json")).unwrap();
-        assert!(results.contains("two-square=0,chase=off,max-plies=150,max-battleless=60"), "{results}");
+        assert!(results.contains(OTHER_CAPS_RULES), "{results}");
         assert_eq!(std::fs::read_dir(out.join("games")).unwrap().count(), 2, "{spec}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

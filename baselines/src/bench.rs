@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use rand::SeedableRng;
-use stratego_engine::{PieceSet, Ruleset, Setup, State};
+use stratego_engine::playout::random_position;
+use stratego_engine::Ruleset;
 
 use stratego_players::determinize::determinize;
 use stratego_players::player::AgentRng;
@@ -21,14 +22,7 @@ pub fn expectimax_nodes_per_second(config: ExpectimaxConfig, positions: usize, s
     let mut player = ExpectimaxPlayer::new(config, SetupPolicy::Random);
     let (mut nodes, mut seconds, mut depth, mut searched) = (0u64, 0.0, 0u64, 0usize);
     while searched < positions {
-        let red = Setup::random(PieceSet::Classic, &mut rng);
-        let blue = Setup::random(PieceSet::Classic, &mut rng);
-        let mut state = State::from_setups(Ruleset::classic(), &red, &blue).expect("random setups are valid");
-        let plies = 20 + searched % 100;
-        for _ in 0..plies {
-            let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-            state.apply_move(mv).expect("sampled moves are legal");
-        }
+        let state = random_position(Ruleset::classic(), 20 + searched % 100, &mut rng);
         if state.is_terminal() {
             continue;
         }

@@ -8,11 +8,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use stratego_players::{Entry, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
+use stratego_players::{Entry, FnFactory, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
 use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
 use crate::greedy::GreedyPlayer;
-use crate::ntuple::{NTupleFactory, NTupleNet};
+use crate::ntuple::{NTupleFactory, NTupleNet, NTuplePlayer};
 use crate::press::Press;
 use crate::random::RandomPlayer;
 
@@ -155,22 +155,21 @@ pub fn load_tables(path: &str, spec: &PlayerSpec) -> Result<Arc<NTupleNet>, Spec
         .map_err(|e| SpecError::Load { spec: spec.to_string(), why: e.to_string() })
 }
 
-/// Makes players of one kind from a closure. Only an n-tuple leaf knows a
-/// ruleset, so the leaf (hand-written for every player but a learned-leaf
-/// expectimax) answers `check_rules`.
-pub struct FnFactory<F> {
-    name: String,
-    make: F,
+/// Makes players of one kind from a closure, with their leaf evaluation.
+/// Only an n-tuple leaf knows a ruleset, so the leaf (hand-written for
+/// every player but a learned-leaf expectimax) answers `check_rules`.
+pub struct LeafFactory<F> {
+    players: FnFactory<F>,
     leaf: Leaf,
 }
 
-impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
+impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for LeafFactory<F> {
     fn name(&self) -> String {
-        self.name.clone()
+        self.players.name()
     }
 
     fn make(&self) -> Box<dyn Player> {
-        (self.make)()
+        self.players.make()
     }
 
     fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
@@ -183,33 +182,41 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
 }
 
 fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec, make: F) -> Arc<dyn PlayerFactory> {
-    Arc::new(FnFactory { name: name.to_string(), make, leaf: Leaf::Handwritten })
+    Arc::new(LeafFactory { players: FnFactory::new(name.to_string(), make), leaf: Leaf::Handwritten })
+}
+
+/// The entry of a player whose one option is its setup policy: `spec`
+/// names it, `make` makes one.
+fn setup_only(
+    name: &'static str,
+    about: &'static str,
+    spec: fn(SetupPolicy) -> PlayerSpec,
+    make: fn(SetupPolicy) -> Box<dyn Player>,
+) -> Entry {
+    Entry {
+        name,
+        path: None,
+        options: SETUP_ONLY,
+        about,
+        build: Box::new(move |text, _| {
+            text.check_keys(SETUP_ONLY)?;
+            let setup = text.setup()?;
+            Ok(factory(spec(setup), move || make(setup)))
+        }),
+    }
 }
 
 /// Adds `random`, `greedy`, `expectimax` and `ntuple` to a registry.
 pub fn register(registry: &mut Registry) {
-    registry.register(Entry {
-        name: "random",
-        path: None,
-        options: SETUP_ONLY,
-        about: "a uniformly random legal move",
-        build: Box::new(|spec, _| {
-            spec.check_keys(SETUP_ONLY)?;
-            let setup = spec.setup()?;
-            Ok(factory(random_spec(setup), move || Box::new(RandomPlayer { setup })))
-        }),
-    });
-    registry.register(Entry {
-        name: "greedy",
-        path: None,
-        options: SETUP_ONLY,
-        about: "one ply: the best material change under the counting prior",
-        build: Box::new(|spec, _| {
-            spec.check_keys(SETUP_ONLY)?;
-            let setup = spec.setup()?;
-            Ok(factory(greedy_spec(setup), move || Box::new(GreedyPlayer { setup })))
-        }),
-    });
+    registry.register(setup_only("random", "a uniformly random legal move", random_spec, |setup| {
+        Box::new(RandomPlayer { setup })
+    }));
+    registry.register(setup_only(
+        "greedy",
+        "one ply: the best material change under the counting prior",
+        greedy_spec,
+        |setup| Box::new(GreedyPlayer { setup }),
+    ));
     registry.register(Entry {
         name: "expectimax",
         path: None,
@@ -223,7 +230,7 @@ pub fn register(registry: &mut Registry) {
             let make = move || {
                 Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(player_leaf.clone())) as Box<dyn Player>
             };
-            Ok(Arc::new(FnFactory { name, make, leaf }))
+            Ok(Arc::new(LeafFactory { players: FnFactory::new(name, make), leaf }))
         }),
     });
     registry.register(Entry {
@@ -236,7 +243,7 @@ pub fn register(registry: &mut Registry) {
             let path = spec.path.as_deref().expect("the registry checked the path");
             let (setup, press) = (spec.setup()?, press_option(spec)?);
             let net = load_tables(path, spec)?;
-            Ok(Arc::new(NTupleFactory { net, name: ntuple_spec(path, press, setup).to_string(), setup, press }))
+            Ok(Arc::new(NTupleFactory(NTuplePlayer { net, name: ntuple_spec(path, press, setup).to_string(), setup, press })))
         }),
     });
 }
@@ -306,21 +313,25 @@ mod tests {
 
     #[test]
     fn malformed_specs_are_clear_errors() {
-        let err = |text: &str| factory_of(text).err().unwrap().to_string();
-        assert!(err("").contains("empty player spec"));
-        assert!(err("alphazero").contains("unknown player `alphazero`"));
-        assert!(err("greedy:depth=3").contains("player `greedy` has no option `depth`"));
-        assert!(err("expectimax:depth").contains("is not of the form key=value"));
-        assert!(err("expectimax:depth=").contains("is not of the form key=value"));
-        assert!(err("expectimax:depth=0").contains("bad value `0` for option `depth`"));
-        assert!(err("expectimax:depth=three").contains("bad value `three`"));
-        assert!(err("expectimax:depth=2,depth=3").contains("given twice"));
-        assert!(err("random:setup=clever").contains("expected `random`, `handcrafted` or `handcrafted-v2`"));
-        assert!(err("ntuple:").contains("has nothing after `:`"));
-        assert!(err("ntuple").contains("needs a table file path"));
-        assert!(err("expectimax:nodes=-5").contains("bad value `-5`"));
-        // Without the network crate's entry, `net:` is an unknown player.
-        assert!(err("net:runs/x/ckpt.safetensors").contains("unknown player `net`"));
+        for (text, needle) in [
+            ("", "empty player spec"),
+            ("alphazero", "unknown player `alphazero`"),
+            ("greedy:depth=3", "player `greedy` has no option `depth`"),
+            ("expectimax:depth", "is not of the form key=value"),
+            ("expectimax:depth=", "is not of the form key=value"),
+            ("expectimax:depth=0", "bad value `0` for option `depth`"),
+            ("expectimax:depth=three", "bad value `three`"),
+            ("expectimax:depth=2,depth=3", "given twice"),
+            ("random:setup=clever", "expected `random`, `handcrafted` or `handcrafted-v2`"),
+            ("ntuple:", "has nothing after `:`"),
+            ("ntuple", "needs a table file path"),
+            ("expectimax:nodes=-5", "bad value `-5`"),
+            // Without the network crate's entry, `net:` is an unknown player.
+            ("net:runs/x/ckpt.safetensors", "unknown player `net`"),
+        ] {
+            let err = factory_of(text).err().unwrap().to_string();
+            assert!(err.contains(needle), "{text:?} gave {err}");
+        }
     }
 
     /// The option lists name the shared options as their modules spell them.

@@ -312,7 +312,7 @@ impl Search {
         if self.informed && !maximizing {
             moves.retain(|&mv| match self.hidden_battle(state, mv) {
                 Some(battle) => {
-                    informed.push((mv, battle));
+                    informed.push(battle);
                     false
                 }
                 None => true,
@@ -335,8 +335,8 @@ impl Search {
             }
         }
         let best_other = best;
-        for (mv, (sq, outcomes)) in informed {
-            let v = self.informed_chance(state, mv, sq, &outcomes, depth, from_root, best_other);
+        for battle in informed {
+            let v = self.informed_chance(state, &battle, depth, from_root, best_other);
             if self.aborted {
                 return 0.0;
             }
@@ -352,22 +352,18 @@ impl Search {
     /// The value of the opponent's attack `mv` with a piece hidden from us
     /// when it knows the piece's type: each type's outcome capped by
     /// `best_other`, the value of its best other move.
-    #[allow(clippy::too_many_arguments)]
     fn informed_chance(
         &mut self,
         state: &State,
-        mv: Move,
-        sq: Square,
-        outcomes: &[(PieceType, f64)],
+        battle: &HiddenBattle,
         depth: u32,
         from_root: u32,
         best_other: f64,
     ) -> f64 {
         let cap = best_other.min(WIN);
         let mut sum = 0.0;
-        for &(kind, p) in outcomes {
-            let mut child = with_hidden_type(state, sq, kind);
-            child.apply_move(mv).expect("searched moves are legal");
+        for &(kind, p) in &battle.outcomes {
+            let child = battle.child(state, kind);
             let v = self.node(&child, depth - 1, from_root + 1, -WIN, cap);
             if self.aborted {
                 return 0.0;
@@ -386,14 +382,14 @@ impl Search {
                 child.apply_move(mv).expect("searched moves are legal");
                 self.node(&child, depth - 1, from_root + 1, alpha, beta)
             }
-            Some((sq, outcomes)) => self.chance(state, mv, sq, &outcomes, depth, from_root, alpha, beta),
+            Some(battle) => self.chance(state, &battle, depth, from_root, alpha, beta),
         }
     }
 
     /// If `mv` is a battle involving a piece whose type the searcher does not
     /// know: that piece's square and its possible types with their
     /// probabilities (normalised, most likely first).
-    fn hidden_battle(&self, state: &State, mv: Move) -> Option<(Square, Vec<(PieceType, f64)>)> {
+    fn hidden_battle(&self, state: &State, mv: Move) -> Option<HiddenBattle> {
         let board = state.board();
         let mover = board[mv.from]?;
         let target = board[mv.to]?;
@@ -416,26 +412,23 @@ impl Search {
         }
         outcomes.iter_mut().for_each(|(_, p)| *p /= total);
         outcomes.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Some((sq, outcomes))
+        Some(HiddenBattle { mv, square: sq, outcomes })
     }
 
     /// Star1 over the outcomes of a battle (see the module documentation).
-    #[allow(clippy::too_many_arguments)]
     fn chance(
         &mut self,
         state: &State,
-        mv: Move,
-        sq: Square,
-        outcomes: &[(PieceType, f64)],
+        battle: &HiddenBattle,
         depth: u32,
         from_root: u32,
         alpha: f64,
         beta: f64,
     ) -> f64 {
         let (lo, hi) = (-WIN, WIN);
-        let mut left: f64 = outcomes.iter().map(|(_, p)| p).sum();
+        let mut left: f64 = battle.outcomes.iter().map(|(_, p)| p).sum();
         let mut sum = 0.0;
-        for &(kind, p) in outcomes {
+        for &(kind, p) in &battle.outcomes {
             left = (left - p).max(0.0);
             let a_raw = (alpha - sum - left * hi) / p;
             let b_raw = (beta - sum - left * lo) / p;
@@ -446,8 +439,7 @@ impl Search {
                 return sum + (p + left) * lo; // cannot fall below beta
             }
             let (a, b) = (a_raw.max(lo), b_raw.min(hi));
-            let mut child = with_hidden_type(state, sq, kind);
-            child.apply_move(mv).expect("searched moves are legal");
+            let child = battle.child(state, kind);
             let v = self.node(&child, depth - 1, from_root + 1, a, b);
             if self.aborted {
                 return 0.0;
@@ -461,6 +453,24 @@ impl Search {
             sum += p * v;
         }
         sum
+    }
+}
+
+/// A battle of `mv` with a piece whose type the searcher does not know: the
+/// chance node's square and its outcomes (the piece's possible types with
+/// their probabilities, normalised, most likely first).
+struct HiddenBattle {
+    mv: Move,
+    square: Square,
+    outcomes: Vec<(PieceType, f64)>,
+}
+
+impl HiddenBattle {
+    /// The position after the battle when the hidden piece is a `kind`.
+    fn child(&self, state: &State, kind: PieceType) -> State {
+        let mut child = with_hidden_type(state, self.square, kind);
+        child.apply_move(self.mv).expect("searched moves are legal");
+        child
     }
 }
 

@@ -97,63 +97,60 @@ mod tests {
     use stratego_engine::State;
     use stratego_players::view::{public_history, InfoView};
 
-    fn state(board: &str) -> State {
+    /// Red's view of the classic-rules position `board`, Red to move.
+    fn with_view<T>(board: &str, decide: impl FnOnce(&InfoView<'_>) -> T) -> T {
         let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-        State::deserialize(&format!("{rules} {board} red 10 3")).unwrap()
+        let state = State::deserialize(&format!("{rules} {board} red 10 3")).unwrap();
+        let history = public_history(&state);
+        decide(&InfoView::new(&state, &history))
     }
 
     #[test]
     fn takes_a_revealed_weaker_piece_and_avoids_a_revealed_stronger_one() {
         // Red Captain on e4; a revealed Blue Lieutenant on e5 and a revealed
         // Blue Major on d4; the Flags far away.
-        let s = state(
-            "f........./........../........../........../..~~..~~../..~~l^+.~~../...j^+P...../........../........../F.........",
-        );
-        let history = public_history(&s);
-        let view = InfoView::new(&s, &history);
-        let prior = view.prior();
-        let take = "e4-e5".parse().unwrap();
-        let suicide = "e4-d4".parse().unwrap();
-        assert_eq!(score(&view, &prior, take), value(PieceType::Lieutenant) + ADVANCE_BONUS);
-        assert_eq!(score(&view, &prior, suicide), -value(PieceType::Captain));
-        let mut player = GreedyPlayer::default();
-        for seed in 0..5 {
-            assert_eq!(player.choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap(), take);
-        }
+        let board = "f........./........../........../........../..~~..~~../..~~l^+.~~../...j^+P...../........../........../F.........";
+        with_view(board, |view| {
+            let prior = view.prior();
+            let take = "e4-e5".parse().unwrap();
+            let suicide = "e4-d4".parse().unwrap();
+            assert_eq!(score(view, &prior, take), value(PieceType::Lieutenant) + ADVANCE_BONUS);
+            assert_eq!(score(view, &prior, suicide), -value(PieceType::Captain));
+            let mut player = GreedyPlayer::default();
+            for seed in 0..5 {
+                assert_eq!(player.choose_move(view, &mut AgentRng::seed_from_u64(seed)).unwrap(), take);
+            }
+        })
     }
 
     #[test]
     fn a_hidden_defender_is_scored_by_the_counting_prior() {
         // Red Miner on a4 facing a hidden, unmoved Blue piece on a5. Blue has
         // only a Bomb and the Flag left, both unmoved: each is 1/2 likely.
-        let s = state(
-            "f........./........../........../........../..~~..~~../b.~~..~~../N........./........../........../.........F",
-        );
-        let history = public_history(&s);
-        let view = InfoView::new(&s, &history);
-        let prior = view.prior();
-        let attack = "a4-a5".parse().unwrap();
-        let expected = 0.5 * value(PieceType::Bomb) + 0.5 * value(PieceType::Flag) + REVEAL_BONUS + ADVANCE_BONUS;
-        assert!((score(&view, &prior, attack) - expected).abs() < 1e-9);
-        assert_eq!(score(&view, &prior, "a4-b4".parse().unwrap()), 0.0);
-        assert_eq!(score(&view, &prior, "a4-a3".parse().unwrap()), -ADVANCE_BONUS);
+        let board = "f........./........../........../........../..~~..~~../b.~~..~~../N........./........../........../.........F";
+        with_view(board, |view| {
+            let prior = view.prior();
+            let attack = "a4-a5".parse().unwrap();
+            let expected = 0.5 * value(PieceType::Bomb) + 0.5 * value(PieceType::Flag) + REVEAL_BONUS + ADVANCE_BONUS;
+            assert!((score(view, &prior, attack) - expected).abs() < 1e-9);
+            assert_eq!(score(view, &prior, "a4-b4".parse().unwrap()), 0.0);
+            assert_eq!(score(view, &prior, "a4-a3".parse().unwrap()), -ADVANCE_BONUS);
+        })
     }
 
     #[test]
     fn ties_are_broken_by_the_seeded_generator() {
         // A Red Lieutenant on e2 behind its own Bomb: e2-d2 and e2-f2 tie,
         // e2-e1 (a retreat) scores less.
-        let s = state(
-            "f........./........../........../........../..~~..~~../..~~..~~../........../....B...../....L...../F.........",
-        );
-        let history = public_history(&s);
-        let view = InfoView::new(&s, &history);
-        let mut player = GreedyPlayer::default();
-        let picks: std::collections::BTreeSet<String> = (0..40)
-            .map(|seed| player.choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap().to_string())
-            .collect();
-        assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec!["e2-d2", "e2-f2"]);
-        let again = player.choose_move(&view, &mut AgentRng::seed_from_u64(7));
-        assert_eq!(again, player.choose_move(&view, &mut AgentRng::seed_from_u64(7)), "same seed, same pick");
+        let board = "f........./........../........../........../..~~..~~../..~~..~~../........../....B...../....L...../F.........";
+        with_view(board, |view| {
+            let mut player = GreedyPlayer::default();
+            let picks: std::collections::BTreeSet<String> = (0..40)
+                .map(|seed| player.choose_move(view, &mut AgentRng::seed_from_u64(seed)).unwrap().to_string())
+                .collect();
+            assert_eq!(picks.into_iter().collect::<Vec<_>>(), vec!["e2-d2", "e2-f2"]);
+            let again = player.choose_move(view, &mut AgentRng::seed_from_u64(7));
+            assert_eq!(again, player.choose_move(view, &mut AgentRng::seed_from_u64(7)), "same seed, same pick");
+        })
     }
 }

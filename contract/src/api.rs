@@ -11,13 +11,19 @@
 //! What is generic is this contract and what is written against it alone,
 //! the rest of this crate: the two sides (`Color`), the canonical settings
 //! texts (`canonical`) and their short ids, the seed derivation (`seed`), the
-//! square and move notation (`notation`) and the conformance check
-//! `conformance::random_sim_test`, which plays any `Game` through these
-//! traits. Stratego implements the contract in `stratego-engine` (its
+//! square and move notation (`notation`), the fields of state texts
+//! (`snapshot`), the conformance check `conformance::random_sim_test` (with
+//! the checks of outcomes, square names and parameters beside it), and the
+//! generic arena (`arena`: bots, games, paired matches), the UCT search
+//! (`mcts`, for perfect-information games) and the generic bots' specs
+//! (`bots`), which play any `Game` through these traits; and the macros that
+//! declare what a game's types share (`end_reasons!`, `forward_game_state!`,
+//! `endpoint_move!`). Stratego implements the contract in `stratego-engine` (its
 //! `StrategoGame`, and `GameState` for its `State`); CoToan in
 //! `stratego-cotoan`; neither knows the other. The Stratego players and the
-//! arena are not generic: they decide from Stratego's information views
-//! (hidden pieces, beliefs, setups), so they play Stratego only.
+//! Stratego arena (`stratego-evaluation`) are not generic: they decide from
+//! Stratego's information views (hidden pieces, beliefs, setups), so they
+//! play Stratego only.
 
 use std::fmt;
 use std::hash::Hash;
@@ -207,6 +213,96 @@ pub trait Reason: Copy + Eq + Hash + fmt::Debug + 'static {
     fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|r| r.name() == name)
     }
+}
+
+/// Defines a game's end reasons: the enum, with `ALL` (every reason, in the
+/// order the game's end checks run) and `name` (the reason's name in texts)
+/// as inherent items, and its `Reason` implementation from them. Each
+/// variant is written `Variant => "name",`, with its doc comment.
+///
+/// ```
+/// stratego_contract::end_reasons! {
+///     /// Why a game of the toy ended.
+///     pub enum EndReason {
+///         /// The goal was reached.
+///         Goal => "goal",
+///         PlyCap => "ply-cap",
+///     }
+/// }
+/// use stratego_contract::api::Reason;
+/// assert_eq!(EndReason::ALL, [EndReason::Goal, EndReason::PlyCap]);
+/// assert_eq!((EndReason::PlyCap.name(), EndReason::from_name("goal")), ("ply-cap", Some(EndReason::Goal)));
+/// ```
+#[macro_export]
+macro_rules! end_reasons {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$doc:meta])* $reason:ident => $text:literal,)+ }) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+        $vis enum $name {
+            $($(#[$doc])* $reason,)+
+        }
+
+        impl $name {
+            /// Every reason, in the order the end checks run.
+            pub const ALL: [$name; [$($text),+].len()] = [$($name::$reason),+];
+
+            /// The reason's name in texts.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $($name::$reason => $text,)+
+                }
+            }
+        }
+
+        impl $crate::api::Reason for $name {
+            const ALL: &'static [$name] = &$name::ALL;
+
+            fn name(self) -> &'static str {
+                $name::name(self)
+            }
+        }
+    };
+}
+
+/// Implements, inside `impl GameState for ...`, every method of the trait
+/// but `observation` by forwarding it to the state's inherent method of the
+/// same name (which each must have: the state's own API, with `Color` for
+/// the player and `[f32; 2]` for the returns); `num_distinct_actions` is
+/// `$actions`, the size of the game's action space.
+#[macro_export]
+macro_rules! forward_game_state {
+    ($actions:expr) => {
+        fn num_distinct_actions(&self) -> usize {
+            $actions
+        }
+        fn current_player(&self) -> Option<usize> {
+            Self::current_player(self).map(|c| c.index())
+        }
+        fn legal_actions(&self) -> Vec<$crate::api::ActionId> {
+            Self::legal_actions(self)
+        }
+        fn legal_action_mask(&self) -> Vec<bool> {
+            Self::legal_action_mask(self)
+        }
+        fn apply_action(&mut self, action: $crate::api::ActionId) -> Result<(), Self::Error> {
+            Self::apply_action(self, action)
+        }
+        fn is_terminal(&self) -> bool {
+            Self::is_terminal(self)
+        }
+        fn returns(&self) -> Vec<f32> {
+            Self::returns(self).to_vec()
+        }
+        fn action_to_string(&self, action: $crate::api::ActionId) -> String {
+            Self::action_to_string(self, action)
+        }
+        fn serialize(&self) -> String {
+            Self::serialize(self)
+        }
+        fn deserialize(text: &str) -> Result<Self, Self::Error> {
+            Self::deserialize(text)
+        }
+    };
 }
 
 /// The result of a finished game, for any game's end reasons.

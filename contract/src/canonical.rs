@@ -13,6 +13,9 @@
 //! own words (`ruleset`, or `settings` with `task` ids).
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+use std::str::FromStr;
 
 use crate::short_id;
 
@@ -38,8 +41,9 @@ impl SettingsFamily {
 }
 
 /// Settings with a canonical text: a Stratego `Ruleset`, CoToan's
-/// `Settings`. Implementors give their family, keys and values; the text,
-/// the parameters, the short id, reading and the mismatch check follow.
+/// `Settings`. Implementors give their family, keys, how each value is
+/// written and read, and their checks across values; the text, the
+/// parameters, the short id, reading and the mismatch check follow.
 pub trait CanonicalSettings: Clone + PartialEq + fmt::Debug {
     const FAMILY: SettingsFamily;
     /// Every key, in canonical order.
@@ -47,6 +51,25 @@ pub trait CanonicalSettings: Clone + PartialEq + fmt::Debug {
 
     /// The value of every key of `KEYS`, in that order.
     fn values(&self) -> Vec<String>;
+
+    /// Stores the `value` of `key` (one of `KEYS`), read from a settings
+    /// text, or says what is wrong with it (`is not on or off`; see
+    /// `read_canonical`).
+    fn read_value(&mut self, key: &'static str, value: &str) -> Result<(), &'static str>;
+
+    /// What the values must satisfy together (ranges), checked once a text
+    /// is read.
+    fn check(&self) -> Result<(), SettingsError<Self>>;
+
+    /// Reads a settings text of this family: starting from `start`, every
+    /// key's value through `read_value` (`read_canonical`: the prefix, each
+    /// key once, no other), then `check`.
+    fn from_canonical(text: &str, start: Self) -> Result<Self, SettingsError<Self>> {
+        let mut settings = start;
+        Self::read_canonical(text, |key, value| settings.read_value(key, value))?;
+        settings.check()?;
+        Ok(settings)
+    }
 
     /// The canonical text: every key, in `KEYS` order.
     fn canonical_text(&self) -> String {
@@ -130,6 +153,60 @@ pub trait CanonicalSettings: Clone + PartialEq + fmt::Debug {
     }
 }
 
+/// The short id of settings of the family of `S` (Stratego's `RulesetId`,
+/// CoToan's `TaskId`): the first 4 bytes of the SHA-256 of the canonical
+/// text (`CanonicalSettings::short_id`), written and read as 8 hex digits.
+pub struct ShortId<S>(pub [u8; 4], PhantomData<fn() -> S>);
+
+impl<S> ShortId<S> {
+    pub const fn new(bytes: [u8; 4]) -> ShortId<S> {
+        ShortId(bytes, PhantomData)
+    }
+}
+
+// By hand, so that an id is `Copy`, `Eq`, ... whatever its family's type is.
+impl<S> Clone for ShortId<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for ShortId<S> {}
+
+impl<S> PartialEq for ShortId<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<S> Eq for ShortId<S> {}
+
+impl<S> Hash for ShortId<S> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.hash(state)
+    }
+}
+
+impl<S> fmt::Debug for ShortId<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ShortId").field(&self.0).finish()
+    }
+}
+
+impl<S> fmt::Display for ShortId<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        short_id::write_hex(&self.0, f)
+    }
+}
+
+impl<S: CanonicalSettings> FromStr for ShortId<S> {
+    type Err = SettingsError<S>;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        S::parse_short_id(s).map(ShortId::new)
+    }
+}
+
 /// A settings text or short id of the family of `S` that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SettingsError<S> {
@@ -181,18 +258,25 @@ mod tests {
         fn values(&self) -> Vec<String> {
             vec![self.a.to_string(), if self.b { "on" } else { "off" }.to_string()]
         }
+
+        fn read_value(&mut self, key: &'static str, value: &str) -> Result<(), &'static str> {
+            match key {
+                "a" => self.a = value.parse().map_err(|_| "is not a number")?,
+                _ => self.b = value == "on",
+            }
+            Ok(())
+        }
+
+        fn check(&self) -> Result<(), SettingsError<Toy>> {
+            match self.a {
+                0..=9 => Ok(()),
+                a => Err(SettingsError::Invalid { key: "a", why: format!("{a} is above 9") }),
+            }
+        }
     }
 
     fn read(text: &str) -> Result<Toy, SettingsError<Toy>> {
-        let mut toy = Toy { a: 0, b: false };
-        Toy::read_canonical(text, |key, value| {
-            match key {
-                "a" => toy.a = value.parse().map_err(|_| "is not a number")?,
-                _ => toy.b = value == "on",
-            }
-            Ok(())
-        })?;
-        Ok(toy)
+        Toy::from_canonical(text, Toy { a: 0, b: false })
     }
 
     #[test]
@@ -221,12 +305,22 @@ mod tests {
             ("toy-rules-v2:b=on", "malformed toy: toy key `a` is missing"),
             // The value is read before the repetition is noticed.
             ("toy-rules-v2:a=3,a=x", "toy key `a`: `x` is not a number"),
+            // The checks across values come after the reading.
+            ("toy-rules-v2:a=10,b=on", "toy key `a`: 10 is above 9"),
+            ("toy-rules-v2:a=10", "malformed toy: toy key `b` is missing"),
         ] {
             assert_eq!(read(text).unwrap_err().to_string(), message, "{text}");
         }
         assert_eq!(Toy::parse_short_id("0123abcd"), Ok([0x01, 0x23, 0xab, 0xcd]));
         assert_eq!(
             Toy::parse_short_id("xyz").unwrap_err().to_string(),
+            "`xyz` is not a game id (expected 8 hex digits)"
+        );
+        let id = ShortId::<Toy>::new(Toy { a: 3, b: true }.short_id());
+        assert_eq!(id.to_string().parse::<ShortId<Toy>>(), Ok(id));
+        assert_eq!(ShortId::<Toy>::new([0x01, 0x23, 0xab, 0xcd]).to_string(), "0123abcd");
+        assert_eq!(
+            "xyz".parse::<ShortId<Toy>>().unwrap_err().to_string(),
             "`xyz` is not a game id (expected 8 hex digits)"
         );
         let (x, y) = (Toy { a: 1, b: false }, Toy { a: 2, b: false });

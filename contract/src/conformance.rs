@@ -1,11 +1,20 @@
 //! OpenSpiel's random simulation test, for any game on the contract: plays
 //! seeded uniform random games through `Game` and `GameState` alone and
-//! checks, at every state, what the contract promises.
+//! checks, at every state, what the contract promises. Beside it, the
+//! checks of what every game shares through the contract: its outcomes
+//! (`check_outcomes`), square names (`check_square_names`) and parameters
+//! (`check_parameters`).
+
+use std::fmt;
+use std::str::FromStr;
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::api::{ActionId, Game, GameState, Utility};
+use crate::api::{ActionId, Game, GameState, Outcome, Reason, Utility};
+use crate::canonical::CanonicalSettings;
+use crate::notation::Grid;
+use crate::Color;
 
 /// What `random_sim_test` played.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -238,6 +247,86 @@ fn check_refusals<S: GameState>(state: &S, actions: usize, rng: &mut impl Rng) -
     Ok(())
 }
 
+/// Checks a game's end reasons through the shared outcome type: the
+/// reasons have distinct, nonempty names that `Reason::from_name` reads
+/// back, and every outcome (each reason with each winner and with none) is
+/// written `red-wins <reason>` / `blue-wins <reason>` / `draw <reason>`, by
+/// `to_text` and `Display` alike, and read back by `Outcome::parse`.
+pub fn check_outcomes<R: Reason>() -> Result<(), String> {
+    let mut names: Vec<&str> = R::ALL.iter().map(|r| r.name()).collect();
+    for &reason in R::ALL {
+        if reason.name().is_empty() || R::from_name(reason.name()) != Some(reason) {
+            return Err(format!("{reason:?}'s name `{}` does not read back", reason.name()));
+        }
+        for winner in [None, Some(Color::Red), Some(Color::Blue)] {
+            let outcome = Outcome { winner, reason };
+            let text = match winner {
+                Some(c) => format!("{c}-wins {}", reason.name()),
+                None => format!("draw {}", reason.name()),
+            };
+            if outcome.to_text() != text || outcome.to_string() != text || Outcome::parse(&text) != Some(outcome) {
+                return Err(format!("{outcome:?} is not written and read as `{text}`"));
+            }
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    if names.len() != R::ALL.len() {
+        return Err("two reasons have the same name".into());
+    }
+    Ok(())
+}
+
+/// Checks a game's square names against its board's grid: `all` lists every
+/// square once, in index order (rank 1 from file `a`, then rank 2, ...), and
+/// the `i`-th is named as the grid names column `i % files`, row
+/// `i / files` (`Grid::write_square`); every name reads back to its square;
+/// and names off the grid or malformed (no rank, rank 0, a rank past the
+/// last, a file past the last, an upper-case file, a leading zero, a
+/// trailing separator, the rank first) are refused.
+pub fn check_square_names<S>(grid: Grid, all: impl IntoIterator<Item = S>) -> Result<(), String>
+where
+    S: fmt::Display + FromStr + PartialEq + fmt::Debug,
+{
+    let files = usize::from(grid.files);
+    let mut count = 0;
+    for (i, point) in all.into_iter().enumerate() {
+        let name = point.to_string();
+        let (col, row) = ((i % files) as u8, (i / files) as u8);
+        if grid.parse_square(&name) != Some((col, row)) {
+            return Err(format!("square {i} ({point:?}) is named `{name}`, not as column {col}, row {row}"));
+        }
+        if name.parse::<S>().ok().as_ref() != Some(&point) {
+            return Err(format!("`{name}` does not read back to {point:?}"));
+        }
+        count += 1;
+    }
+    if count != files * usize::from(grid.ranks) {
+        return Err(format!("{count} squares on a grid of {} files and {} ranks", grid.files, grid.ranks));
+    }
+    let past_file = format!("{}1", (b'a' + grid.files) as char);
+    let past_rank = format!("a{}", u16::from(grid.ranks) + 1);
+    for bad in ["", "a", "c", "a0", "A1", "a01", "b2x", "c4x", "1a", &past_file, &past_rank] {
+        if bad.parse::<S>().is_ok() {
+            return Err(format!("`{bad}` is not a square name but reads as one"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that a game's parameters are its settings' canonical text: the
+/// family's prefix, then the `key=value` of every parameter in order, is
+/// `settings.canonical_text()`.
+pub fn check_parameters<G: Game, S: CanonicalSettings>(game: &G, settings: &S) -> Result<(), String> {
+    let fields: Vec<String> = game.parameters().iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let text = format!("{}:{}", S::FAMILY.prefix(), fields.join(","));
+    if text == settings.canonical_text() {
+        Ok(())
+    } else {
+        Err(format!("the parameters make `{text}`, the settings are `{}`", settings.canonical_text()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
@@ -253,6 +342,7 @@ mod tests {
         refusal_changes_state: bool,
         bad_mask: bool,
         lossy_text: bool,
+        three_players: bool,
     }
 
     thread_local! {
@@ -348,12 +438,17 @@ mod tests {
     impl Game for RaceGame {
         type State = Race;
         fn game_type(&self) -> GameType {
-            GameType::two_player_zero_sum(
-                "race",
-                "Race to 20",
-                ChanceMode::Deterministic,
-                Information::PerfectInformation,
-            )
+            let players = if self.flaws.three_players { 3 } else { 2 };
+            GameType {
+                min_num_players: players,
+                max_num_players: players,
+                ..GameType::two_player_zero_sum(
+                    "race",
+                    "Race to 20",
+                    ChanceMode::Deterministic,
+                    Information::PerfectInformation,
+                )
+            }
         }
         fn num_distinct_actions(&self) -> usize {
             3
@@ -391,9 +486,25 @@ mod tests {
             (Flaws { refusal_changes_state: true, ..Flaws::default() }, "changed the state"),
             (Flaws { bad_mask: true, ..Flaws::default() }, "legal mask"),
             (Flaws { lossy_text: true, ..Flaws::default() }, "round-trip"),
+            (Flaws { three_players: true, ..Flaws::default() }, "3 players"),
         ] {
             let err = random_sim_test(&RaceGame { max_length: 20, flaws }, 50, 1).unwrap_err();
             assert!(err.why.contains(needle), "{needle}: {err}");
         }
+    }
+
+    crate::end_reasons! {
+        /// The toy's end reasons.
+        enum RaceEnd {
+            /// The total reached the goal.
+            Goal => "goal",
+            Cap => "ply-cap",
+        }
+    }
+
+    #[test]
+    fn outcomes_of_declared_reasons_pass() {
+        assert_eq!(RaceEnd::ALL, [RaceEnd::Goal, RaceEnd::Cap]);
+        assert_eq!(check_outcomes::<RaceEnd>(), Ok(()));
     }
 }

@@ -52,6 +52,67 @@ pub fn parse_move<S: FromStr>(text: &str) -> Option<(S, S)> {
     Some((from.parse().ok()?, to.parse().ok()?))
 }
 
+/// Defines a game's move type, a move named by its endpoints:
+/// `struct $name { pub from: $point, pub to: $point }` (ordered by `from`,
+/// then `to`) with `new`, written `from-to` (`write_move`) and read from
+/// `from-to` or `fromxto` (`parse_move`, the separator not checked against
+/// the board); other text is the error `$bad(text)` of type `$error`. The
+/// game adds what is its own (action ids, symmetries) in its own `impl`.
+///
+/// ```
+/// # #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+/// # struct Point(u8);
+/// # impl std::fmt::Display for Point {
+/// #     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result { write!(f, "p{}", self.0) }
+/// # }
+/// # impl std::str::FromStr for Point {
+/// #     type Err = ();
+/// #     fn from_str(s: &str) -> Result<Point, ()> { s.strip_prefix('p').and_then(|n| n.parse().ok()).map(Point).ok_or(()) }
+/// # }
+/// stratego_contract::endpoint_move! {
+///     /// A move of the toy game.
+///     pub struct Move(Point);
+///     String = |text| text
+/// }
+/// let mv: Move = "p1xp2".parse().unwrap();
+/// assert_eq!((mv, mv.to_string()), (Move::new(Point(1), Point(2)), "p1-p2".to_string()));
+/// assert_eq!("p1".parse::<Move>(), Err("p1".to_string()));
+/// ```
+#[macro_export]
+macro_rules! endpoint_move {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident($point:ty); $error:ty = $bad:expr) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+        $vis struct $name {
+            pub from: $point,
+            pub to: $point,
+        }
+
+        impl $name {
+            pub const fn new(from: $point, to: $point) -> $name {
+                $name { from, to }
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            /// `from-to` (`b2-b5`), whether or not the move captures.
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                $crate::notation::write_move(f, self.from, self.to)
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $error;
+
+            /// `from-to` or `fromxto` (`b2-b5`, `b2xb5`).
+            fn from_str(s: &str) -> ::std::result::Result<Self, Self::Err> {
+                let (from, to) = $crate::notation::parse_move(s).ok_or_else(|| ($bad)(s.to_string()))?;
+                Ok($name { from, to })
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +149,34 @@ mod tests {
         for bad in ["", "c", "j1", "a0", "a12", "a01", "A1", "a+1", "a-1", "c4x", "1a", "é1", "a256", "a99999"] {
             assert_eq!(bad.parse::<Sq>(), Err(()), "{bad}");
         }
+    }
+
+    /// `Sq`, but also reading a rank with a leading zero (`a01`).
+    #[derive(Debug, PartialEq)]
+    struct Lax(Sq);
+
+    impl fmt::Display for Lax {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt(f)
+        }
+    }
+
+    impl FromStr for Lax {
+        type Err = ();
+        fn from_str(s: &str) -> Result<Lax, ()> {
+            s.replacen("01", "1", 1).parse().map(Lax)
+        }
+    }
+
+    #[test]
+    fn the_conformance_check_of_square_names_sees_each_flaw() {
+        use crate::conformance::check_square_names;
+        let row_major = || (0..11).flat_map(|r| (0..9).map(move |c| Sq(c, r)));
+        assert_eq!(check_square_names(GRID, row_major()), Ok(()));
+        let column_major = (0..9).flat_map(|c| (0..11).map(move |r| Sq(c, r)));
+        assert!(check_square_names(GRID, column_major).unwrap_err().contains("square 1 "));
+        assert!(check_square_names(GRID, row_major().take(98)).unwrap_err().contains("98 squares"));
+        assert!(check_square_names(GRID, row_major().map(Lax)).unwrap_err().contains("`a01`"));
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! (`stratego_contract::canonical`, `stratego_contract::api::Outcome`,
 //! `stratego_contract::notation`), and `stratego_contract::conformance::random_sim_test`
 //! checks it through the traits (cotoan/tests/game.rs). Code written against
-//! the traits alone plays it; the lab's players and arena do not: they are
-//! Stratego's, deciding from Stratego's information views (hidden pieces,
-//! beliefs, setups).
+//! the traits alone plays it: the contract's generic arena, its random bot
+//! and its UCT search (`stratego_contract::arena`, `bots`, `mcts`;
+//! cotoan/tests/arena.rs, `stratego game-arena --game cotoan`). The lab's
+//! Stratego players and Stratego arena do not: they decide from Stratego's
+//! information views (hidden pieces, beliefs, setups).
 //!
 //! - `game`: the game object (type, parameters, sizes, initial state);
 //! - `settings`: the task switches, their canonical text and task id;

@@ -6,31 +6,26 @@
 //! two witnesses of one capture still make one action.
 
 use std::fmt;
-use std::str::FromStr;
 
 use crate::board::Board;
 use crate::error::CoToanError;
 use crate::settings::{Operator, OperatorMask};
 use crate::square::{Direction, Square, NUM_SQUARES};
-use stratego_contract::notation;
 use stratego_contract::ActionId;
 use stratego_contract::Color;
 
 /// The size of CoToan's action space: 99 sources x 99 destinations.
 pub const NUM_ACTIONS: usize = NUM_SQUARES * NUM_SQUARES;
 
-/// A move named by its endpoints (absolute squares).
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct Move {
-    pub from: Square,
-    pub to: Square,
+stratego_contract::endpoint_move! {
+    /// A move named by its endpoints (absolute squares): written `c4-e6`
+    /// (the state writes captures as `c4xf4`), read from either form (the
+    /// separator is not checked against the board).
+    pub struct Move(Square);
+    CoToanError = CoToanError::MoveSyntax
 }
 
 impl Move {
-    pub const fn new(from: Square, to: Square) -> Move {
-        Move { from, to }
-    }
-
     /// `99 * SRC + DST`.
     pub const fn action(self) -> ActionId {
         (self.from.index() * NUM_SQUARES + self.to.index()) as ActionId
@@ -53,23 +48,6 @@ impl Move {
 
     pub const fn mirrored(self) -> Move {
         Move::new(self.from.mirrored(), self.to.mirrored())
-    }
-}
-
-impl fmt::Display for Move {
-    /// `c4-e6`; the state writes captures as `c4xf4`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write_move(f, self.from, self.to)
-    }
-}
-
-impl FromStr for Move {
-    type Err = CoToanError;
-
-    /// `c4-e6` or `c4xf4` (the separator is not checked against the board).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (from, to) = notation::parse_move(s).ok_or_else(|| CoToanError::MoveSyntax(s.to_string()))?;
-        Ok(Move::new(from, to))
     }
 }
 

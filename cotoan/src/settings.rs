@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::error::SettingsError;
-use stratego_contract::canonical::{CanonicalSettings, SettingsFamily};
+use stratego_contract::canonical::{CanonicalSettings, SettingsFamily, ShortId};
 use stratego_contract::Color;
 
 /// The version of the CoToan rules this code implements (docs/COTOAN.md,
@@ -218,22 +218,7 @@ impl Default for Settings {
 
 /// A short, stable identity of a task: the first 4 bytes of the SHA-256 of
 /// the settings' canonical text, as 8 hex digits.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct TaskId(pub [u8; 4]);
-
-impl fmt::Display for TaskId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        stratego_contract::short_id::write_hex(&self.0, f)
-    }
-}
-
-impl FromStr for TaskId {
-    type Err = SettingsError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Settings::parse_short_id(s).map(TaskId)
-    }
-}
+pub type TaskId = ShortId<Settings>;
 
 impl Settings {
     /// Checks the ranges: threshold 0-45, horizon 1-1000.
@@ -262,7 +247,7 @@ impl Settings {
     }
 
     pub fn task_id(&self) -> TaskId {
-        TaskId(self.short_id())
+        TaskId::new(self.short_id())
     }
 
     /// Fails with an error naming both tasks unless `other` is this one.
@@ -298,30 +283,7 @@ impl FromStr for Settings {
     /// Parses the canonical text. Fields may come in any order but every one
     /// must be present exactly once, and the version must be this engine's.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let mut settings = Settings::default();
-        Settings::read_canonical(s, |key, value| {
-            match key {
-                "threshold" => settings.threshold = value.parse().map_err(|_| "is not a number 0-45")?,
-                "horizon" => settings.horizon = value.parse().map_err(|_| "is not a whole number")?,
-                "horizon-rule" => {
-                    settings.horizon_rule = HorizonRule::from_name(value).ok_or("is not score or draw")?
-                }
-                "operators" => {
-                    settings.operators = OperatorMask::parse(value)
-                        .ok_or("is not `none` or distinct names from add, sub, mul, div, mod joined by `+`")?
-                }
-                _ => {
-                    settings.starting_player = match value {
-                        "red" => Color::Red,
-                        "blue" => Color::Blue,
-                        _ => return Err("is not red or blue"),
-                    }
-                }
-            }
-            Ok(())
-        })?;
-        settings.validate()?;
-        Ok(settings)
+        Settings::from_canonical(s, Settings::default())
     }
 }
 
@@ -338,6 +300,30 @@ impl CanonicalSettings for Settings {
             self.operators.to_text(),
             self.starting_player.name().to_string(),
         ]
+    }
+
+    fn read_value(&mut self, key: &'static str, value: &str) -> Result<(), &'static str> {
+        match key {
+            "threshold" => self.threshold = value.parse().map_err(|_| "is not a number 0-45")?,
+            "horizon" => self.horizon = value.parse().map_err(|_| "is not a whole number")?,
+            "horizon-rule" => self.horizon_rule = HorizonRule::from_name(value).ok_or("is not score or draw")?,
+            "operators" => {
+                self.operators = OperatorMask::parse(value)
+                    .ok_or("is not `none` or distinct names from add, sub, mul, div, mod joined by `+`")?
+            }
+            _ => {
+                self.starting_player = match value {
+                    "red" => Color::Red,
+                    "blue" => Color::Blue,
+                    _ => return Err("is not red or blue"),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), SettingsError> {
+        self.validate()
     }
 }
 

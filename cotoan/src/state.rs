@@ -12,43 +12,22 @@ use crate::error::CoToanError;
 use crate::moves::{generate, LegalMove, Move, Witness, NUM_ACTIONS};
 use crate::observation;
 use crate::settings::{HorizonRule, Settings};
-use stratego_contract::api::Reason;
+use stratego_contract::snapshot;
 use stratego_contract::ActionId;
 use stratego_contract::Color;
 
-/// Why a game ended. The checks run in this order at the root and after
-/// every ply.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum EndReason {
-    /// A side's 0 was captured; the capturer wins.
-    ZeroCaptured,
-    /// A side's score reached the (positive) threshold; it wins.
-    Threshold,
-    /// The horizon was reached: adjudicated by the horizon rule.
-    Horizon,
-    /// The side to move has no legal move; it loses.
-    NoLegalMove,
-}
-
-impl EndReason {
-    pub const ALL: [EndReason; 4] =
-        [EndReason::ZeroCaptured, EndReason::Threshold, EndReason::Horizon, EndReason::NoLegalMove];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            EndReason::ZeroCaptured => "zero-captured",
-            EndReason::Threshold => "threshold",
-            EndReason::Horizon => "horizon",
-            EndReason::NoLegalMove => "no-legal-move",
-        }
-    }
-}
-
-impl Reason for EndReason {
-    const ALL: &'static [EndReason] = &EndReason::ALL;
-
-    fn name(self) -> &'static str {
-        EndReason::name(self)
+stratego_contract::end_reasons! {
+    /// Why a game ended. The checks run in this order at the root and after
+    /// every ply.
+    pub enum EndReason {
+        /// A side's 0 was captured; the capturer wins.
+        ZeroCaptured => "zero-captured",
+        /// A side's score reached the (positive) threshold; it wins.
+        Threshold => "threshold",
+        /// The horizon was reached: adjudicated by the horizon rule.
+        Horizon => "horizon",
+        /// The side to move has no legal move; it loses.
+        NoLegalMove => "no-legal-move",
     }
 }
 
@@ -351,13 +330,7 @@ impl CoToanState {
 
     /// Reads `serialize`'s text, checking that the state is well formed.
     pub fn deserialize(text: &str) -> Result<CoToanState, CoToanError> {
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        if fields.len() != 4 {
-            return Err(CoToanError::Snapshot(format!(
-                "expected 4 fields (settings, board, side, ply), found {}",
-                fields.len()
-            )));
-        }
+        let fields = snapshot::fields(text, &["settings", "board", "side", "ply"]).map_err(CoToanError::Snapshot)?;
         let settings: Settings = fields[0].parse()?;
         let board = Board::from_text(fields[1])?;
         let to_move = match fields[2] {
@@ -374,9 +347,7 @@ impl CoToanState {
     /// `deserialize`, refusing a snapshot of another task with an error that
     /// names both task ids.
     pub fn deserialize_under(expected: &Settings, text: &str) -> Result<CoToanState, CoToanError> {
-        let settings_text = text.split_whitespace().next().unwrap_or("");
-        let found: Settings = settings_text.parse()?;
-        expected.expect_same(&found)?;
+        snapshot::ensure_under(expected, text)?;
         CoToanState::deserialize(text)
     }
 
@@ -420,36 +391,9 @@ impl fmt::Display for CoToanState {
 impl stratego_contract::GameState for CoToanState {
     type Error = CoToanError;
 
-    fn num_distinct_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-    fn current_player(&self) -> Option<usize> {
-        CoToanState::current_player(self).map(|c| c.index())
-    }
-    fn legal_actions(&self) -> Vec<ActionId> {
-        CoToanState::legal_actions(self)
-    }
-    fn legal_action_mask(&self) -> Vec<bool> {
-        CoToanState::legal_action_mask(self)
-    }
-    fn apply_action(&mut self, action: ActionId) -> Result<(), CoToanError> {
-        CoToanState::apply_action(self, action)
-    }
-    fn is_terminal(&self) -> bool {
-        CoToanState::is_terminal(self)
-    }
-    fn returns(&self) -> Vec<f32> {
-        CoToanState::returns(self).to_vec()
-    }
-    fn action_to_string(&self, action: ActionId) -> String {
-        CoToanState::action_to_string(self, action)
-    }
-    fn serialize(&self) -> String {
-        CoToanState::serialize(self)
-    }
-    fn deserialize(text: &str) -> Result<Self, CoToanError> {
-        CoToanState::deserialize(text)
-    }
+    // The state's own API, player ids for colours.
+    stratego_contract::forward_game_state!(NUM_ACTIONS);
+
     /// The flat observation (`observation::observe`): perfect information
     /// in absolute squares, the same for both players.
     fn observation(&self, player: usize) -> Vec<f32> {

@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_contract::{Color, GameState};
 use stratego_cotoan::diagnostics::{
-    horizon_pair, horizon_rule_pair, rq2_fixtures, threshold_pair, witness_sampling, Fraction, Line,
+    horizon_pair, horizon_rule_pair, rq2_fixtures, threshold_pair, witness_sampling, AliasedPair, Fraction, Line,
 };
 use stratego_cotoan::fixtures::{random_trajectory, synthetic_state};
 use stratego_cotoan::observation::{self, OBSERVATION_LEN};
@@ -675,12 +675,22 @@ fn assert_reachable(line: &Line) {
     assert_eq!(state, line.state);
 }
 
+/// The pair's two states, once both are seen to be reachable.
+fn reachable_states(pair: &AliasedPair) -> (&CoToanState, &CoToanState) {
+    assert_reachable(&pair.left);
+    assert_reachable(&pair.right);
+    (&pair.left.state, &pair.right.state)
+}
+
+/// The names of the observation entries in which the pair's states differ.
+fn differing_entries(pair: &AliasedPair) -> Vec<String> {
+    pair.observation_differences().iter().map(|d| observation::entry_name(d.0)).collect()
+}
+
 #[test]
 fn rq3_horizon_pair_is_reachable_aliased_and_separated() {
     let pair = horizon_pair().unwrap();
-    assert_reachable(&pair.left);
-    assert_reachable(&pair.right);
-    let (l, r) = (&pair.left.state, &pair.right.state);
+    let (l, r) = reachable_states(&pair);
     assert_eq!((l.ply(), r.ply()), (3, 299));
     assert_eq!(l.board(), r.board());
     assert_eq!(l.to_move(), r.to_move());
@@ -693,33 +703,26 @@ fn rq3_horizon_pair_is_reachable_aliased_and_separated() {
     assert_eq!(after_r.outcome(), Some(Outcome { winner: None, reason: EndReason::Horizon }));
     assert_eq!(after_r.scores(), [0, 0], "an equal-score adjudication, not the draw rule");
     assert_eq!(pair.left.settings.horizon_rule, HorizonRule::Score);
-    let names: Vec<String> = pair.observation_differences().iter().map(|d| observation::entry_name(d.0)).collect();
-    assert_eq!(names, ["remaining-plies", "remaining-fraction"]);
+    assert_eq!(differing_entries(&pair), ["remaining-plies", "remaining-fraction"]);
     assert_eq!(pair.replay().unwrap(), (l.clone(), r.clone()));
 }
 
 #[test]
 fn rq3_settings_pairs_are_reachable_and_separated() {
     let rule = horizon_rule_pair().unwrap();
-    assert_reachable(&rule.left);
-    assert_reachable(&rule.right);
-    let (l, r) = (&rule.left.state, &rule.right.state);
+    let (l, r) = reachable_states(&rule);
     assert_eq!((l.board(), l.to_move(), l.ply()), (r.board(), r.to_move(), r.ply()));
     assert_eq!(l.ply(), 300);
     assert_eq!(l.scores(), [9, 0]);
     assert_eq!(l.outcome(), Some(Outcome { winner: Some(Color::Red), reason: EndReason::Horizon }));
     assert_eq!(r.outcome(), Some(Outcome { winner: None, reason: EndReason::Horizon }));
-    let names: Vec<String> = rule.observation_differences().iter().map(|d| observation::entry_name(d.0)).collect();
-    assert_eq!(names, ["horizon-rule-draw"]);
+    assert_eq!(differing_entries(&rule), ["horizon-rule-draw"]);
 
     let threshold = threshold_pair().unwrap();
-    assert_reachable(&threshold.left);
-    assert_reachable(&threshold.right);
-    let (l, r) = (&threshold.left.state, &threshold.right.state);
+    let (l, r) = reachable_states(&threshold);
     assert_eq!((l.board(), l.to_move(), l.ply()), (r.board(), r.to_move(), r.ply()));
     assert_eq!((l.settings().threshold, r.settings().threshold), (9, 0));
     assert_eq!(l.outcome(), Some(Outcome { winner: Some(Color::Red), reason: EndReason::Threshold }));
     assert_eq!(r.outcome(), None);
-    let names: Vec<String> = threshold.observation_differences().iter().map(|d| observation::entry_name(d.0)).collect();
-    assert_eq!(names, ["threshold"]);
+    assert_eq!(differing_entries(&threshold), ["threshold"]);
 }

@@ -1,12 +1,13 @@
 //! CoToan on the game contract: the game object `CoToanGame`, the state
-//! API's observation, the shared outcome type, and OpenSpiel's random
-//! simulation test (`stratego_contract::conformance::random_sim_test`) over
-//! several tasks.
+//! API's observation, the shared outcome type, the shared square notation,
+//! and OpenSpiel's random simulation test
+//! (`stratego_contract::conformance::random_sim_test`) over several tasks.
 
 use stratego_contract::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
-use stratego_contract::conformance::random_sim_test;
+use stratego_contract::conformance::{check_outcomes, check_parameters, check_square_names, random_sim_test};
 use stratego_contract::Color;
-use stratego_cotoan::{CoToanGame, CoToanState, EndReason, HorizonRule, OperatorMask, Outcome, Settings};
+use stratego_cotoan::square::GRID;
+use stratego_cotoan::{CoToanGame, CoToanState, EndReason, HorizonRule, OperatorMask, Outcome, Settings, Square};
 
 #[test]
 fn the_game_object_describes_cotoan() {
@@ -21,8 +22,7 @@ fn the_game_object_describes_cotoan() {
     assert_eq!(game.num_distinct_actions(), 9801);
     assert_eq!(game.max_game_length(), 300);
     assert_eq!(game.observation_shape(), vec![1993]);
-    let parameters: Vec<String> = game.parameters().iter().map(|(k, v)| format!("{k}={v}")).collect();
-    assert_eq!(format!("cotoan-rules-v1:{}", parameters.join(",")), Settings::default().canonical());
+    check_parameters(&game, &Settings::default()).unwrap();
     let short = Settings { horizon: 40, ..Settings::default() };
     assert_eq!(CoToanGame::new(short).unwrap().max_game_length(), 40);
     assert!(CoToanGame::new(Settings { horizon: 0, ..Settings::default() }).is_err());
@@ -90,12 +90,7 @@ fn both_players_observe_the_same_absolute_vector() {
 
 #[test]
 fn outcomes_print_and_parse_through_the_shared_type() {
-    for &reason in <EndReason as Reason>::ALL {
-        for winner in [None, Some(Color::Red), Some(Color::Blue)] {
-            let o = Outcome { winner, reason };
-            assert_eq!(Outcome::parse(&o.to_string()), Some(o));
-        }
-    }
+    check_outcomes::<EndReason>().unwrap();
     assert_eq!(Outcome { winner: Some(Color::Blue), reason: EndReason::Threshold }.to_string(), "blue-wins threshold");
     assert_eq!(Outcome { winner: None, reason: EndReason::Horizon }.to_string(), "draw horizon");
     assert_eq!(EndReason::from_name("zero-captured"), Some(EndReason::ZeroCaptured));
@@ -130,4 +125,13 @@ fn random_sim_test_over_tasks() {
         assert_eq!(stats.games, 10);
         assert!(stats.longest <= settings.horizon as usize, "{settings}: {stats:?}");
     }
+}
+
+/// Squares are named on the contract's grid, `a1`..`i11`, in index order
+/// (rank by rank from `a1`), and other names are refused.
+#[test]
+fn square_names_are_the_contracts_notation() {
+    check_square_names(GRID, Square::all()).unwrap();
+    let index = |name: &str| name.parse::<Square>().unwrap().index();
+    assert_eq!([index("a1"), index("e2"), index("c4"), index("i11")], [0, 13, 29, 98]);
 }

@@ -5,11 +5,7 @@
 //! channels 0-8 name the target row and 9-17 the target column, each skipping
 //! the source's own row or column. 18 channels x 100 sources = 1800 ids.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::error::Error;
-use crate::notation;
 use crate::piece::Color;
 use crate::square::Square;
 
@@ -19,18 +15,15 @@ pub use stratego_contract::ActionId;
 /// The size of Stratego's fixed action space.
 pub const NUM_ACTIONS: usize = 1800;
 
-/// A move in absolute coordinates, named by its two endpoints.
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
-pub struct Move {
-    pub from: Square,
-    pub to: Square,
+stratego_contract::endpoint_move! {
+    /// A move in absolute coordinates, named by its two endpoints: written
+    /// `b2-b5` (absolute squares, whether or not the move is an attack),
+    /// read from `b2-b5` or `b2xb5`.
+    pub struct Move(Square);
+    Error = Error::MoveSyntax
 }
 
 impl Move {
-    pub const fn new(from: Square, to: Square) -> Move {
-        Move { from, to }
-    }
-
     /// The same move seen from the other side of the board.
     pub const fn rotated(self) -> Move {
         Move { from: self.from.rotated(), to: self.to.rotated() }
@@ -82,23 +75,6 @@ pub fn decode(action: ActionId) -> Option<(Square, Square)> {
         Square::from_row_col(from.row(), col)?
     };
     Some((from, to))
-}
-
-impl fmt::Display for Move {
-    /// `b2-b5`: absolute squares, whether or not the move is an attack.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        notation::write_move(f, self.from, self.to)
-    }
-}
-
-impl FromStr for Move {
-    type Err = Error;
-
-    /// Accepts `b2-b5` and `b2xb5`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (from, to) = notation::parse_move(s).ok_or_else(|| Error::MoveSyntax(s.to_string()))?;
-        Ok(Move { from, to })
-    }
 }
 
 #[cfg(test)]

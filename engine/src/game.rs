@@ -13,7 +13,7 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::action::{ActionId, NUM_ACTIONS};
+use crate::action::NUM_ACTIONS;
 use crate::api::{ChanceMode, Game, GameState, GameType, Information};
 use crate::canonical::CanonicalSettings;
 use crate::error::Error;
@@ -35,36 +35,9 @@ const _: () = assert!(PLANE_SIDE * PLANE_SIDE == Square::COUNT);
 impl GameState for State {
     type Error = Error;
 
-    fn num_distinct_actions(&self) -> usize {
-        NUM_ACTIONS
-    }
-    fn current_player(&self) -> Option<usize> {
-        State::current_player(self).map(|c| c.index())
-    }
-    fn legal_actions(&self) -> Vec<ActionId> {
-        State::legal_actions(self)
-    }
-    fn legal_action_mask(&self) -> Vec<bool> {
-        State::legal_action_mask(self)
-    }
-    fn apply_action(&mut self, action: ActionId) -> Result<(), Error> {
-        State::apply_action(self, action)
-    }
-    fn is_terminal(&self) -> bool {
-        State::is_terminal(self)
-    }
-    fn returns(&self) -> Vec<f32> {
-        State::returns(self).to_vec()
-    }
-    fn action_to_string(&self, action: ActionId) -> String {
-        State::action_to_string(self, action)
-    }
-    fn serialize(&self) -> String {
-        State::serialize(self)
-    }
-    fn deserialize(text: &str) -> Result<Self, Error> {
-        State::deserialize(text)
-    }
+    // The state's own API, player ids for colours.
+    stratego_contract::forward_game_state!(NUM_ACTIONS);
+
     /// `player`'s compact planes (`OBSERVATION_LAYOUT`), in its own frame;
     /// for the side to move the same as `observe(state, Layout::Compact)`.
     fn observation(&self, player: usize) -> Vec<f32> {

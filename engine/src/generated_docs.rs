@@ -2,9 +2,10 @@
 //!
 //! Several tables live in code and in a document (the observation planes,
 //! the learner's diagnostics, the crate graph). Each document holds the
-//! generated part between two marker lines; a drift test calls [`check`],
-//! which fails with the command that rewrites it, and rewrites it when that
-//! command's environment variable is set. It sits in the engine only because
+//! generated part between two marker lines; a drift test calls [`check`]
+//! ([`check_section`] with the lab's marker lines), which fails with the
+//! command that rewrites it, and rewrites it when that command's
+//! environment variable is set. It sits in the engine only because
 //! every crate can reach it there; it knows nothing of the rules.
 
 /// Compares the text between `begin` and `end` in the document at `path`
@@ -25,6 +26,16 @@ pub fn check(path: &str, begin: &str, end: &str, generated: &str, update: &str, 
     }
 }
 
+/// [`check`] for a part between the lab's marker lines,
+/// `<!-- BEGIN GENERATED {what} ({test}) -->` and
+/// `<!-- END GENERATED {what} -->`, where `what` names the part
+/// (`PLANE TABLES`) and `test` is the command of its drift test.
+pub fn check_section(path: &str, what: &str, generated: &str, update: &str, test: &str) -> Result<(), String> {
+    let begin = format!("<!-- BEGIN GENERATED {what} ({test}) -->\n");
+    let end = format!("<!-- END GENERATED {what} -->");
+    check(path, &begin, &end, generated, update, test)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,6 +51,17 @@ mod tests {
         assert!(check(path, "<!-- nope -->", "<!-- e -->", "", "X_UNSET", "t").unwrap_err().contains("has no line"));
         std::fs::write(path, "intro\n<!-- b -->\nnew\n<!-- e -->\noutro\n").unwrap();
         assert_eq!(run("GENERATED_DOCS_TEST_UNSET_VARIABLE"), Ok(()));
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn sections_have_the_lab_markers() {
+        let path = stratego_testkit::scratch_path("generated-section.md");
+        let path = path.to_str().unwrap();
+        let doc = "<!-- BEGIN GENERATED T (cargo test x) -->\nrows\n<!-- END GENERATED T -->\n";
+        std::fs::write(path, doc).unwrap();
+        assert_eq!(check_section(path, "T", "rows\n", "GENERATED_DOCS_TEST_UNSET_VARIABLE", "cargo test x"), Ok(()));
+        assert!(check_section(path, "U", "rows\n", "X_UNSET", "cargo test x").unwrap_err().contains("has no line"));
         std::fs::remove_file(path).unwrap();
     }
 }

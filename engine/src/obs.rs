@@ -299,25 +299,34 @@ const fn group(name: &'static str, labels: Labels, meaning: &'static str, write:
     Group { name, labels, meaning, write }
 }
 
+/// The groups both sets have, one definition each.
+const OWN: Group = group("own", Labels::Codes(T12), "1 where an own {} stands", write_own);
+const EMPTY_SQUARES: Group = group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty);
+const OWN_MOVED: Group = group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved);
+const PLY_FRACTION: Group =
+    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction);
+const BATTLELESS_FRACTION: Group = group(
+    "battleless_fraction",
+    Labels::One,
+    "plies since the last battle / battleless cap, on every square",
+    write_battleless_fraction,
+);
+
 /// The compact set, 58 planes.
 const COMPACT: &[Group] = &[
-    group("own", Labels::Codes(T12), "1 where an own {} stands", write_own),
+    OWN,
     group("revealed_opponent", Labels::Codes(T12), "1 where a revealed opponent {} stands", |v, out| {
         for (cell, p) in v.pieces(Side::Opponent).filter(|(_, p)| p.revealed) {
             set(out, p.kind.index(), cell, 1.0);
         }
     }),
     group("hidden_unmoved", Labels::One, "1 where a hidden opponent piece that never moved stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed && !p.moved) {
-            set(out, 0, cell, 1.0);
-        }
+        v.mark(out, Side::Opponent, |p| !p.revealed && !p.moved)
     }),
     group("hidden_moved", Labels::One, "1 where a hidden opponent piece that has moved stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed && p.moved) {
-            set(out, 0, cell, 1.0);
-        }
+        v.mark(out, Side::Opponent, |p| !p.revealed && p.moved)
     }),
-    group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty),
+    EMPTY_SQUARES,
     group("lake", Labels::One, "1 on the eight lake squares", |v, out| {
         for sq in LAKES {
             set(out, 0, v.cell(sq), 1.0);
@@ -335,19 +344,12 @@ const COMPACT: &[Group] = &[
             }
         },
     ),
-    group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved),
+    OWN_MOVED,
     group("own_revealed", Labels::One, "1 where an own piece the opponent has seen stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| p.revealed) {
-            set(out, 0, cell, 1.0);
-        }
+        v.mark(out, Side::Own, |p| p.revealed)
     }),
-    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction),
-    group(
-        "battleless_fraction",
-        Labels::One,
-        "plies since the last battle / battleless cap, on every square",
-        write_battleless_fraction,
-    ),
+    PLY_FRACTION,
+    BATTLELESS_FRACTION,
     group("last_move_source", Labels::One, "1 on the source square of the last ply's move", |v, out| {
         if let Some(last) = v.state.history().last() {
             set(out, 0, v.cell(last.mv.from), 1.0);
@@ -375,63 +377,26 @@ const COMPACT: &[Group] = &[
 
 /// The full set, 488 planes (the Ataraxos numbering).
 const FULL: &[Group] = &[
-    group("own", Labels::Codes(T12), "1 where an own {} stands", write_own),
+    OWN,
     group(
         "opponent",
         Labels::Codes(T12),
         "probability that the opponent piece on the square is a {}: one-hot if revealed, the counting prior if hidden",
-        |v, out| {
-            for (cell, p) in v.pieces(Side::Opponent) {
-                if p.revealed {
-                    set(out, p.kind.index(), cell, 1.0);
-                } else {
-                    for (t, &prob) in v.prior().of(&p).iter().enumerate() {
-                        set(out, t, cell, prob);
-                    }
-                }
-            }
-        },
+        |v, out| v.type_probabilities(out, Side::Opponent, v.prior()),
     ),
     group(
         "own_seen_by_opponent",
         Labels::Codes(T12),
         "what the opponent can infer: probability, under its counting prior, that the own piece on the square is a {}",
-        |v, out| {
-            for (cell, p) in v.pieces(Side::Own) {
-                if p.revealed {
-                    set(out, p.kind.index(), cell, 1.0);
-                } else {
-                    for (t, &prob) in v.opponent_prior().of(&p).iter().enumerate() {
-                        set(out, t, cell, prob);
-                    }
-                }
-            }
-        },
+        |v, out| v.type_probabilities(out, Side::Own, v.opponent_prior()),
     ),
-    group("own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| !p.revealed) {
-            set(out, 0, cell, 1.0);
-        }
-    }),
-    group("opponent_hidden", Labels::One, "1 where a hidden opponent piece stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| !p.revealed) {
-            set(out, 0, cell, 1.0);
-        }
-    }),
-    group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty),
-    group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved),
-    group("opponent_moved", Labels::One, "1 where an opponent piece that has moved stands", |v, out| {
-        for (cell, _) in v.pieces(Side::Opponent).filter(|(_, p)| p.moved) {
-            set(out, 0, cell, 1.0);
-        }
-    }),
-    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction),
-    group(
-        "battleless_fraction",
-        Labels::One,
-        "plies since the last battle / battleless cap, on every square",
-        write_battleless_fraction,
-    ),
+    group("own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands", |v, out| v.mark(out, Side::Own, |p| !p.revealed)),
+    group("opponent_hidden", Labels::One, "1 where a hidden opponent piece stands", |v, out| v.mark(out, Side::Opponent, |p| !p.revealed)),
+    EMPTY_SQUARES,
+    OWN_MOVED,
+    group("opponent_moved", Labels::One, "1 where an opponent piece that has moved stands", |v, out| v.mark(out, Side::Opponent, |p| p.moved)),
+    PLY_FRACTION,
+    BATTLELESS_FRACTION,
     group(
         "we_threatened",
         Labels::Codes(T11U),
@@ -576,9 +541,7 @@ fn write_empty(v: &View, out: &mut [f32]) {
 }
 
 fn write_own_moved(v: &View, out: &mut [f32]) {
-    for (cell, _) in v.pieces(Side::Own).filter(|(_, p)| p.moved) {
-        set(out, 0, cell, 1.0);
-    }
+    v.mark(out, Side::Own, |p| p.moved);
 }
 
 fn write_ply_fraction(v: &View, out: &mut [f32]) {
@@ -635,6 +598,29 @@ impl View<'_> {
     fn pieces(&self, side: Side) -> impl Iterator<Item = (usize, Piece)> + '_ {
         let color = self.color(side);
         self.state.board().pieces().filter(move |(_, p)| p.color == color).map(|(sq, p)| (self.cell(sq), p))
+    }
+
+    /// 1 (on the group's one plane) where a piece of `side` for which `which`
+    /// holds stands.
+    fn mark(&self, out: &mut [f32], side: Side, which: fn(&Piece) -> bool) {
+        for (cell, _) in self.pieces(side).filter(|(_, p)| which(p)) {
+            set(out, 0, cell, 1.0);
+        }
+    }
+
+    /// On each piece of `side`, by type: one-hot if it is revealed, else
+    /// `prior`'s distribution for it (the prior of the side that does not
+    /// own it).
+    fn type_probabilities(&self, out: &mut [f32], side: Side, prior: &CountingPrior) {
+        for (cell, p) in self.pieces(side) {
+            if p.revealed {
+                set(out, p.kind.index(), cell, 1.0);
+            } else {
+                for (t, &prob) in prior.of(&p).iter().enumerate() {
+                    set(out, t, cell, prob);
+                }
+            }
+        }
     }
 
     fn prior(&self) -> &CountingPrior {

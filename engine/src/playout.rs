@@ -15,11 +15,29 @@ pub fn random_game(rules: Ruleset, rng: &mut impl Rng) -> GameRecord {
     let red = Setup::random(rules.piece_set, rng);
     let blue = Setup::random(rules.piece_set, rng);
     let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
-    while !state.is_terminal() {
-        let mv = state.sample_legal_move(rng).expect("an unfinished game has a legal move");
+    play_randomly(&mut state, usize::MAX, rng);
+    GameRecord::new(rules, red, blue, &state)
+}
+
+/// The position after `plies` uniformly random plies (fewer if the game ends
+/// first) from uniformly random setups, all drawn from `rng` in that order:
+/// Red's setup, Blue's, then the moves. The test positions, benchmark
+/// positions and speed samples of every crate come from here, so a pinned
+/// seed names the same position everywhere.
+pub fn random_position(rules: Ruleset, plies: usize, rng: &mut impl Rng) -> State {
+    let red = Setup::random(rules.piece_set, rng);
+    let blue = Setup::random(rules.piece_set, rng);
+    let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
+    play_randomly(&mut state, plies, rng);
+    state
+}
+
+/// Plays up to `plies` uniformly random moves, stopping at the end of the game.
+pub fn play_randomly(state: &mut State, plies: usize, rng: &mut impl Rng) {
+    for _ in 0..plies {
+        let Some(mv) = state.sample_legal_move(rng) else { break };
         state.apply_move(mv).expect("a sampled move is legal");
     }
-    GameRecord::new(rules, red, blue, &state)
 }
 
 /// Plays random games until at least `min_plies` plies have been played;

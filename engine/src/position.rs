@@ -17,6 +17,7 @@ use crate::piece::{Color, Piece, PieceSet, PieceType};
 use crate::rules::Ruleset;
 use crate::setup::{Setup, SETUP_SQUARES};
 use crate::square::Square;
+use stratego_contract::snapshot;
 
 /// What stands on each of the 100 cells (lakes are always empty).
 ///
@@ -217,6 +218,9 @@ impl Board {
     }
 }
 
+/// The fields of a position text, in order (a state's text adds its moves).
+pub(crate) const POSITION_FIELDS: [&str; 5] = ["ruleset", "board", "side", "ply", "battleless"];
+
 /// A position without history: the board, the side to move and the counters.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Position {
@@ -306,13 +310,7 @@ impl Position {
 
     /// Parses the one-line text form and validates it.
     pub fn parse(text: &str) -> Result<Position, Error> {
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        if fields.len() != 5 {
-            return Err(Error::Position(format!(
-                "expected 5 fields (ruleset, board, side, ply, battleless), found {}",
-                fields.len()
-            )));
-        }
+        let fields = snapshot::fields(text, &POSITION_FIELDS).map_err(Error::Position)?;
         Position::from_fields(&fields)
     }
 

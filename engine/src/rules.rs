@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::canonical::{CanonicalSettings, SettingsFamily};
+use crate::canonical::{CanonicalSettings, SettingsFamily, ShortId};
 use crate::error::RulesError;
 use crate::piece::PieceSet;
 
@@ -49,22 +49,7 @@ impl Default for Ruleset {
 
 /// A short, stable identity of a ruleset: the first 4 bytes of the SHA-256
 /// of its canonical text, written as 8 hex digits.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct RulesetId(pub [u8; 4]);
-
-impl fmt::Display for RulesetId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::short_id::write_hex(&self.0, f)
-    }
-}
-
-impl FromStr for RulesetId {
-    type Err = RulesError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::short_id::parse_hex(s).map(RulesetId).ok_or_else(|| RulesError::BadId(s.to_string()))
-    }
-}
+pub type RulesetId = ShortId<Ruleset>;
 
 impl Ruleset {
     /// Classic Stratego with the defaults of docs/RULES.md: two-square limit 3,
@@ -132,7 +117,7 @@ impl Ruleset {
     }
 
     pub fn id(&self) -> RulesetId {
-        RulesetId(self.short_id())
+        RulesetId::new(self.short_id())
     }
 
     /// Fails with an error naming both rulesets unless `other` is this one.
@@ -155,6 +140,27 @@ impl CanonicalSettings for Ruleset {
             self.max_battleless_plies.to_string(),
         ]
     }
+
+    fn read_value(&mut self, key: &'static str, value: &str) -> Result<(), &'static str> {
+        match key {
+            "pieces" => self.piece_set = PieceSet::from_name(value).ok_or("is not classic or barrage")?,
+            "two-square" => self.two_square_limit = value.parse().map_err(|_| "is not a number 0-15")?,
+            "chase" => {
+                self.chase_rule = match value {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err("is not on or off"),
+                }
+            }
+            "max-plies" => self.max_plies = value.parse().map_err(|_| "is not a whole number")?,
+            _ => self.max_battleless_plies = value.parse().map_err(|_| "is not a whole number")?,
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), RulesError> {
+        self.validate()
+    }
 }
 
 impl fmt::Display for Ruleset {
@@ -170,28 +176,10 @@ impl FromStr for Ruleset {
     /// [`NAMED_RULESETS`]. Fields may come in any order but every one must
     /// be present exactly once, and the version must be this engine's.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if let Some(named) = Ruleset::named(s) {
-            return Ok(named);
+        match Ruleset::named(s) {
+            Some(named) => Ok(named),
+            None => Ruleset::from_canonical(s, Ruleset::classic()),
         }
-        let mut rules = Ruleset::classic();
-        Ruleset::read_canonical(s, |key, value| {
-            match key {
-                "pieces" => rules.piece_set = PieceSet::from_name(value).ok_or("is not classic or barrage")?,
-                "two-square" => rules.two_square_limit = value.parse().map_err(|_| "is not a number 0-15")?,
-                "chase" => {
-                    rules.chase_rule = match value {
-                        "on" => true,
-                        "off" => false,
-                        _ => return Err("is not on or off"),
-                    }
-                }
-                "max-plies" => rules.max_plies = value.parse().map_err(|_| "is not a whole number")?,
-                _ => rules.max_battleless_plies = value.parse().map_err(|_| "is not a whole number")?,
-            }
-            Ok(())
-        })?;
-        rules.validate()?;
-        Ok(rules)
     }
 }
 

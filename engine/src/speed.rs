@@ -10,9 +10,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::action::ActionId;
 use crate::history::HistoryFeatures;
 use crate::obs::{Encoder, Layout};
-use crate::playout::{random_playouts, PlayoutStats};
+use crate::playout::{play_randomly, random_playouts, random_position, PlayoutStats};
 use crate::rules::Ruleset;
-use crate::setup::Setup;
 use crate::state::State;
 use crate::vecenv::VecEnv;
 
@@ -136,15 +135,9 @@ pub fn measure_observations(layout: Layout, observations: usize, seed: u64) -> (
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let states: Vec<(State, HistoryFeatures)> = (0..64)
         .map(|_| {
-            let rules = Ruleset::classic();
-            let red = Setup::random(rules.piece_set, &mut rng);
-            let blue = Setup::random(rules.piece_set, &mut rng);
-            let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
+            let mut state = random_position(Ruleset::classic(), 0, &mut rng);
             let plies = rand::Rng::random_range(&mut rng, 0..300);
-            for _ in 0..plies {
-                let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-                state.apply_move(mv).expect("a sampled move is legal");
-            }
+            play_randomly(&mut state, plies, &mut rng);
             let history = HistoryFeatures::from_state(&state);
             (state, history)
         })

@@ -5,58 +5,31 @@
 use std::fmt;
 
 use crate::action::{ActionId, Move, NUM_ACTIONS};
-use crate::api::Reason;
 use crate::chase::ChaseTracker;
 use crate::error::{Error, Refusal};
 use crate::movegen::{is_movement_legal, Mobility};
 use crate::piece::{battle, BattleResult, Color, Piece, PieceType};
-use crate::position::{Board, Position};
+use crate::position::{Board, Position, POSITION_FIELDS};
 use crate::rules::Ruleset;
 use crate::setup::Setup;
 use crate::square::Square;
 use crate::two_square::ShuttleTracker;
 use crate::zobrist;
+use stratego_contract::snapshot;
 
-/// Why a game ended. The checks run in this order after every ply.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum EndReason {
-    /// A Flag was attacked; the attacker's side wins.
-    FlagCaptured,
-    /// The side to move had no legal move (and the other side could move); it loses.
-    NoLegalMove,
-    /// The side to move had no legal move and the other side could not move either: draw.
-    NeitherCanMove,
-    /// The total-ply cap was reached: draw.
-    PlyCap,
-    /// The battleless-ply cap was reached: draw.
-    BattlelessCap,
-}
-
-impl EndReason {
-    pub const ALL: [EndReason; 5] = [
-        EndReason::FlagCaptured,
-        EndReason::NoLegalMove,
-        EndReason::NeitherCanMove,
-        EndReason::PlyCap,
-        EndReason::BattlelessCap,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            EndReason::FlagCaptured => "flag-captured",
-            EndReason::NoLegalMove => "no-legal-move",
-            EndReason::NeitherCanMove => "neither-can-move",
-            EndReason::PlyCap => "ply-cap",
-            EndReason::BattlelessCap => "battleless-cap",
-        }
-    }
-}
-
-impl Reason for EndReason {
-    const ALL: &'static [EndReason] = &EndReason::ALL;
-
-    fn name(self) -> &'static str {
-        EndReason::name(self)
+stratego_contract::end_reasons! {
+    /// Why a game ended. The checks run in this order after every ply.
+    pub enum EndReason {
+        /// A Flag was attacked; the attacker's side wins.
+        FlagCaptured => "flag-captured",
+        /// The side to move had no legal move (and the other side could move); it loses.
+        NoLegalMove => "no-legal-move",
+        /// The side to move had no legal move and the other side could not move either: draw.
+        NeitherCanMove => "neither-can-move",
+        /// The total-ply cap was reached: draw.
+        PlyCap => "ply-cap",
+        /// The battleless-ply cap was reached: draw.
+        BattlelessCap => "battleless-cap",
     }
 }
 
@@ -312,13 +285,7 @@ impl State {
 
     /// Rebuilds a state from `serialize`'s text.
     pub fn deserialize(text: &str) -> Result<State, Error> {
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        if fields.len() < 5 {
-            return Err(Error::Position(format!(
-                "expected at least 5 fields (ruleset, board, side, ply, battleless), found {}",
-                fields.len()
-            )));
-        }
+        let fields = snapshot::leading_fields(text, &POSITION_FIELDS).map_err(Error::Position)?;
         let mut state = State::from_position(Position::from_fields(&fields[..5])?)?;
         match fields.get(5) {
             None => {}
@@ -337,9 +304,7 @@ impl State {
 
     /// `deserialize`, refusing a text written under another ruleset.
     pub fn deserialize_under(expected: &Ruleset, text: &str) -> Result<State, Error> {
-        let rules_text = text.split_whitespace().next().unwrap_or("");
-        let found: Ruleset = rules_text.parse()?;
-        expected.expect_same(&found)?;
+        snapshot::ensure_under(expected, text)?;
         State::deserialize(text)
     }
 

@@ -1,10 +1,12 @@
 //! Stratego on the game contract: the game object `StrategoGame`, the state
-//! API's observation, the shared outcome type, and OpenSpiel's random
-//! simulation test (`conformance::random_sim_test`) for classic and Barrage.
+//! API's observation, the shared outcome type, the shared square notation,
+//! and OpenSpiel's random simulation test (`conformance::random_sim_test`)
+//! for classic and Barrage.
 
 use stratego_engine::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
-use stratego_engine::conformance::random_sim_test;
-use stratego_engine::{observe, Color, EndReason, Layout, Outcome, Ruleset, State, StrategoGame, NUM_ACTIONS};
+use stratego_engine::conformance::{check_outcomes, check_parameters, check_square_names, random_sim_test};
+use stratego_engine::square::GRID;
+use stratego_engine::{observe, Color, EndReason, Layout, Outcome, Ruleset, Square, State, StrategoGame, NUM_ACTIONS};
 
 #[test]
 fn the_game_object_describes_stratego() {
@@ -21,8 +23,7 @@ fn the_game_object_describes_stratego() {
     assert_eq!((game.min_utility(), game.max_utility()), (-1.0, 1.0));
     assert_eq!(game.observation_shape(), vec![Layout::Compact.channels(), 10, 10]);
     assert_eq!(game.observation_size(), Layout::Compact.size());
-    let parameters: Vec<String> = game.parameters().iter().map(|(k, v)| format!("{k}={v}")).collect();
-    assert_eq!(format!("stratego-rules-v1:{}", parameters.join(",")), Ruleset::classic().canonical());
+    check_parameters(&game, &Ruleset::classic()).unwrap();
     let capped = Ruleset { max_plies: 321, ..Ruleset::barrage() };
     assert_eq!(StrategoGame::new(capped).unwrap().max_game_length(), 321);
     assert!(StrategoGame::new(Ruleset { max_plies: 0, ..Ruleset::classic() }).is_err());
@@ -103,13 +104,7 @@ fn the_observation_of_a_third_player_is_a_panic() {
 
 #[test]
 fn outcomes_print_and_parse_through_the_shared_type() {
-    for reason in EndReason::ALL {
-        for winner in [None, Some(Color::Red), Some(Color::Blue)] {
-            let o = Outcome { winner, reason };
-            assert_eq!(Outcome::parse(&o.to_text()), Some(o));
-            assert_eq!(o.to_string(), o.to_text());
-        }
-    }
+    check_outcomes::<EndReason>().unwrap();
     assert_eq!(
         Outcome { winner: Some(Color::Red), reason: EndReason::FlagCaptured }.to_text(),
         "red-wins flag-captured"
@@ -152,4 +147,13 @@ fn position_texts_enter_through_the_generic_trait() {
     let state = <State as GameState>::deserialize(text).unwrap();
     assert_eq!(GameState::current_player(&state), Some(0));
     assert_eq!(GameState::observation(&state, 0).len(), Layout::Compact.size());
+}
+
+/// Squares are named on the contract's grid, `a1`..`j10`, in cell order
+/// (rank by rank from `a1`, lakes included), and other names are refused.
+#[test]
+fn square_names_are_the_contracts_notation() {
+    check_square_names(GRID, Square::all()).unwrap();
+    let cell = |name: &str| name.parse::<Square>().unwrap().cell();
+    assert_eq!([cell("a1"), cell("c5"), cell("j10")], [0, 42, 99]);
 }

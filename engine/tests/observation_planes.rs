@@ -259,25 +259,28 @@ impl Obs {
 
 // ---- 1. Compact set --------------------------------------------------------
 
+/// Pieces of every kind of visibility, for the board and belief planes.
+const MIXED: [(&str, &str); 11] = [
+    ("a1", "F"),
+    ("b1", "B"),
+    ("c2", "O^+"), // revealed, moved scout
+    ("d2", "S+"),  // hidden, moved spy
+    ("e4", "M"),   // hidden, unmoved marshal
+    ("j10", "f"),
+    ("i10", "b^"), // revealed bomb
+    ("e7", "g^+"), // revealed, moved general
+    ("a7", "o+"),  // hidden, moved scout
+    ("e9", "c"),   // hidden colonel
+    ("f9", "n"),   // hidden miner
+];
+
 /// The board planes of the compact set: own pieces by type, revealed opponent
 /// pieces by type, hidden opponent pieces split by whether they moved, empty
 /// squares (lakes excluded), lakes, own moved and own revealed, for both
 /// viewers.
 #[test]
 fn compact_board_planes_by_type_and_visibility() {
-    let pieces = [
-        ("a1", "F"),
-        ("b1", "B"),
-        ("c2", "O^+"), // revealed, moved scout
-        ("d2", "S+"),  // hidden, moved spy
-        ("e4", "M"),   // hidden, unmoved marshal
-        ("j10", "f"),
-        ("i10", "b^"), // revealed bomb
-        ("e7", "g^+"), // revealed, moved general
-        ("a7", "o+"),  // hidden, moved scout
-        ("e9", "c"),   // hidden colonel
-        ("f9", "n"),   // hidden miner
-    ];
+    let pieces = MIXED;
     let occupied: Vec<&str> = pieces.iter().map(|p| p.0).collect();
     let empty: Vec<String> =
         all_squares().into_iter().filter(|s| !LAKES.contains(&s.as_str()) && !occupied.contains(&s.as_str())).collect();
@@ -330,29 +333,17 @@ fn compact_board_planes_by_type_and_visibility() {
     assert_eq!(plane(&blue.values, Layout::Compact, "own_flag")[0], 1.0);
 }
 
-/// The counting-prior belief planes, by hand. Red sees Blue's Flag, Colonel
-/// and Miner unmoved, a Scout moved, the General revealed: unknown = {flag,
-/// scout, colonel, miner}, U = 3 movable unknowns, 1 moved, 3 unmoved.
-/// Moved: 1/3 each movable type; unmoved: 1 * (3 - 1) / (3 * 3) = 2/9 each
-/// movable type, Flag 1/3, Bomb 0. Blue sees Red's Flag, Bomb and Marshal
-/// unmoved, the Spy moved (the Scout is revealed): U = 2, moved: 1/2 Spy,
-/// 1/2 Marshal; unmoved: 1 * (2 - 1) / (2 * 3) = 1/6 Spy and Marshal, 1/3
-/// Bomb, 1/3 Flag.
+/// The counting-prior belief planes, by hand, on the `MIXED` pieces. Red
+/// sees Blue's Flag, Colonel and Miner unmoved, a Scout moved, the General
+/// revealed: unknown = {flag, scout, colonel, miner}, U = 3 movable
+/// unknowns, 1 moved, 3 unmoved. Moved: 1/3 each movable type; unmoved:
+/// 1 * (3 - 1) / (3 * 3) = 2/9 each movable type, Flag 1/3, Bomb 0. Blue
+/// sees Red's Flag, Bomb and Marshal unmoved, the Spy moved (the Scout is
+/// revealed): U = 2, moved: 1/2 Spy, 1/2 Marshal; unmoved:
+/// 1 * (2 - 1) / (2 * 3) = 1/6 Spy and Marshal, 1/3 Bomb, 1/3 Flag.
 #[test]
 fn compact_belief_planes_follow_the_counting_prior() {
-    let pieces = [
-        ("a1", "F"),
-        ("b1", "B"),
-        ("c2", "O^+"),
-        ("d2", "S+"),
-        ("e4", "M"),
-        ("j10", "f"),
-        ("i10", "b^"),
-        ("e7", "g^+"),
-        ("a7", "o+"),
-        ("e9", "c"),
-        ("f9", "n"),
-    ];
+    let pieces = MIXED;
     let (third, two_ninths) = (1.0 / 3.0, 2.0 / 9.0);
     let unmoved: &[(&str, f32)] =
         &[("scout", two_ninths), ("miner", two_ninths), ("colonel", two_ninths), ("flag", third)];
@@ -526,6 +517,11 @@ fn own_remaining_fractions_after_losses() {
 
 // ---- 2. Full set -----------------------------------------------------------
 
+/// The threat tests' pieces: Red's hidden Lieutenant on e3 with Blue's
+/// hidden Sergeant, revealed Major and revealed Bomb around e4.
+const THREAT: [(&str, &str); 8] =
+    [("a1", "F"), ("e3", "L"), ("j1", "O"), ("j10", "f"), ("a10", "o"), ("e5", "e"), ("d4", "j^"), ("f4", "b^")];
+
 /// Threat: Red's hidden Lieutenant steps e3-e4 next to a hidden Sergeant
 /// (e5), a revealed Major (d4) and a revealed Bomb (f4). It records
 /// {unknown, major}; the Bomb's code is not in the T11u planes. Blue sees the
@@ -534,8 +530,7 @@ fn own_remaining_fractions_after_losses() {
 /// actively adjacent to an unknown.
 #[test]
 fn threat_is_recorded_on_the_hidden_mover_for_both_viewers() {
-    let pieces =
-        [("a1", "F"), ("e3", "L"), ("j1", "O"), ("j10", "f"), ("a10", "o"), ("e5", "e"), ("d4", "j^"), ("f4", "b^")];
+    let pieces = THREAT;
     let blue = Obs::of(&game(&pieces, "red", &["e3-e4"]), Layout::Full);
     assert_eq!(blue.viewer, Color::Blue);
     blue.assert_histories(&[("they_threatened_unknown", &["e4"]), ("they_threatened_major", &["e4"])]);
@@ -557,8 +552,7 @@ fn threat_is_recorded_on_the_hidden_mover_for_both_viewers() {
 /// is empty for both viewers, although the piece's histories grew.
 #[test]
 fn history_planes_vanish_once_the_piece_is_revealed() {
-    let pieces =
-        [("a1", "F"), ("e3", "L"), ("j1", "O"), ("j10", "f"), ("a10", "o"), ("e5", "e"), ("d4", "j^"), ("f4", "b^")];
+    let pieces = THREAT;
     let state = game(&pieces, "red", &["e3-e4", "a10-a9", "e4-e5"]);
     let lieutenant = state.board()[sq("e5")].unwrap();
     assert!(lieutenant.revealed && lieutenant.kind == PieceType::Lieutenant);

@@ -6,21 +6,25 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::obs::plane_tables_markdown;
 use stratego_engine::{
-    observe, Color, Encoder, Error, HistoryFeatures, Layout, Move, PieceSet, Position, Refusal, Ruleset, Setup, State,
-    VecEnv, BELIEF_IGNORE, NUM_ACTIONS,
+    observe, Color, Encoder, Error, HistoryFeatures, Layout, Move, Position, Refusal, Ruleset, State, VecEnv,
+    BELIEF_IGNORE, NUM_ACTIONS,
 };
 
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OBSERVATIONS.md");
-const BEGIN: &str = "<!-- BEGIN GENERATED PLANE TABLES (cargo test -p stratego-engine --test observations) -->\n";
-const END: &str = "<!-- END GENERATED PLANE TABLES -->";
 
 /// docs/OBSERVATIONS.md holds the plane tables exactly as the code defines
 /// them. Run with `UPDATE_OBS_DOCS=1` to rewrite the generated part.
 #[test]
 fn docs_match_the_plane_tables() {
     let test = "cargo test -p stratego-engine --test observations";
-    stratego_engine::generated_docs::check(DOC, BEGIN, END, &plane_tables_markdown(), "UPDATE_OBS_DOCS", test)
-        .unwrap_or_else(|e| panic!("{e}"));
+    stratego_engine::generated_docs::check_section(
+        DOC,
+        "PLANE TABLES",
+        &plane_tables_markdown(),
+        "UPDATE_OBS_DOCS",
+        test,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -98,15 +102,7 @@ fn bad_layouts_and_buffers_are_errors() {
 
 /// A random game's state after `plies` plies (or at its end).
 fn random_state(seed: u64, plies: usize) -> State {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(Ruleset::classic(), &red, &blue).unwrap();
-    for _ in 0..plies {
-        let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-        state.apply_move(mv).unwrap();
-    }
-    state
+    stratego_engine::playout::random_position(Ruleset::classic(), plies, &mut Xoshiro256PlusPlus::seed_from_u64(seed))
 }
 
 /// The same game with the types of two hidden opponent pieces (of the side
@@ -289,17 +285,7 @@ fn vecenv_is_reproducible_and_writes_consistent_buffers() {
 /// head to them).
 #[test]
 fn prior_planes_hold_the_counting_prior_of_hidden_pieces() {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-    let mut state = stratego_engine::State::from_setups(
-        Ruleset::classic(),
-        &stratego_engine::Setup::random(stratego_engine::PieceSet::Classic, &mut rng),
-        &stratego_engine::Setup::random(stratego_engine::PieceSet::Classic, &mut rng),
-    )
-    .unwrap();
-    for _ in 0..150 {
-        let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-        state.apply_move(mv).unwrap();
-    }
+    let state = random_state(11, 150);
     assert!(state.ply() > 20, "a game long enough to have moved and revealed pieces");
     let viewer = state.to_move();
     let prior = stratego_engine::CountingPrior::new(&state, viewer);

@@ -321,103 +321,65 @@ fn fight(red: &'static str, blue: &'static str, side: &str) -> State {
     s
 }
 
-/// The Spy wins when it attacks the Marshal.
-#[test]
-fn spy_attacking_marshal_wins() {
-    let s = fight("S", "m", "red");
-    let p = at(&s, "e5").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed, p.moved), (PieceType::Spy, Color::Red, true, true));
-    assert!(at(&s, "e4").is_none());
-    let d = s.deaths();
-    assert_eq!(d.len(), 1);
-    assert_eq!((d[0].piece.kind, d[0].piece.color), (PieceType::Marshal, Color::Blue));
-    assert_eq!((d[0].square, d[0].ply, d[0].as_attacker, d[0].opponent), (sq("e5"), 11, false, PieceType::Spy));
-    assert_eq!(s.history()[0].battle.unwrap().result, BattleResult::AttackerWins);
+/// Checks what `fight(.., side)` left in `s`: the battle's `result`; the
+/// attacker's square empty; on the battle square the `survivor` (type and
+/// colour), revealed, and moved exactly when it is the attacker; and the
+/// `dead` (type and colour), each recorded on the battle square at ply 11,
+/// as attacker or defender, against the other fighter (the survivor, or
+/// the other dead piece).
+fn assert_battle(
+    s: &State,
+    side: &str,
+    survivor: Option<(PieceType, Color)>,
+    dead: &[(PieceType, Color)],
+    result: BattleResult,
+) {
+    let (from, to, attacker) = if side == "red" { ("e4", "e5", Color::Red) } else { ("e5", "e4", Color::Blue) };
+    assert_eq!(s.history()[0].battle.unwrap().result, result, "\n{s}");
+    assert!(at(s, from).is_none(), "the attacker has left {from}\n{s}");
+    let stands = at(s, to).map(|p| (p.kind, p.color, p.revealed, p.moved));
+    assert_eq!(stands, survivor.map(|(kind, color)| (kind, color, true, color == attacker)), "on {to}\n{s}");
+    let other = |color: Color| survivor.into_iter().chain(dead.iter().copied()).find(|f| f.1 != color).unwrap().0;
+    let mut expected: Vec<_> =
+        dead.iter().map(|&(kind, color)| (kind, color, sq(to), 11, color == attacker, other(color))).collect();
+    let mut deaths: Vec<_> =
+        s.deaths().iter().map(|d| (d.piece.kind, d.piece.color, d.square, d.ply, d.as_attacker, d.opponent)).collect();
+    expected.sort();
+    deaths.sort();
+    assert_eq!(deaths, expected, "\n{s}");
 }
 
-/// The Marshal wins when it attacks the Spy (the Spy only wins as attacker).
+/// Battles by rank (`fight`: Red attacks e5 from e4, or Blue e4 from e5).
 #[test]
-fn marshal_attacking_spy_wins() {
-    let s = fight("M", "s", "red");
-    let p = at(&s, "e5").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed), (PieceType::Marshal, Color::Red, true));
-    assert_eq!(s.deaths().len(), 1);
-    assert_eq!((s.deaths()[0].piece.kind, s.deaths()[0].as_attacker), (PieceType::Spy, false));
-    // And the other way round: Blue's Marshal attacking Red's Spy.
-    let s = fight("S", "m", "blue");
-    let p = at(&s, "e4").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed), (PieceType::Marshal, Color::Blue, true));
-    assert_eq!((s.deaths()[0].piece.kind, s.deaths()[0].piece.color), (PieceType::Spy, Color::Red));
-}
-
-/// A Miner defuses a Bomb and moves onto its square.
-#[test]
-fn miner_attacking_bomb_wins_and_moves_in() {
-    let s = fight("N", "b", "red");
-    let p = at(&s, "e5").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed, p.moved), (PieceType::Miner, Color::Red, true, true));
-    assert!(at(&s, "e4").is_none());
-    assert_eq!((s.deaths()[0].piece.kind, s.deaths()[0].square), (PieceType::Bomb, sq("e5")));
-}
-
-/// Any other piece attacking a Bomb dies; the Bomb stays, revealed and unmoved.
-#[test]
-fn non_miner_attacking_bomb_dies_and_bomb_stays_revealed() {
-    for attacker in ["M", "G", "O", "S"] {
-        let s = fight(attacker, "b", "red");
-        let bomb = at(&s, "e5").unwrap();
-        assert_eq!((bomb.kind, bomb.color, bomb.revealed, bomb.moved), (PieceType::Bomb, Color::Blue, true, false));
-        assert!(at(&s, "e4").is_none(), "{attacker} must die");
-        let d = s.deaths();
-        assert_eq!(d.len(), 1);
-        assert_eq!(d[0].piece.color, Color::Red);
-        assert_eq!((d[0].square, d[0].as_attacker, d[0].opponent), (sq("e5"), true, PieceType::Bomb));
-        assert_eq!(s.history()[0].battle.unwrap().result, BattleResult::DefenderWins);
+fn battles_follow_the_ranks() {
+    use BattleResult::{AttackerWins, BothRemoved, DefenderWins};
+    use Color::{Blue, Red};
+    use PieceType::{Bomb, Colonel, General, Lieutenant, Marshal, Miner, Scout, Sergeant, Spy};
+    for (red, blue, side, survivor, dead, result) in [
+        // The Spy wins when it attacks the Marshal.
+        ("S", "m", "red", Some((Spy, Red)), &[(Marshal, Blue)][..], AttackerWins),
+        // The Marshal wins when it attacks the Spy (the Spy only wins as
+        // attacker), whichever side attacks.
+        ("M", "s", "red", Some((Marshal, Red)), &[(Spy, Blue)], AttackerWins),
+        ("S", "m", "blue", Some((Marshal, Blue)), &[(Spy, Red)], AttackerWins),
+        // A Miner defuses a Bomb and moves onto its square.
+        ("N", "b", "red", Some((Miner, Red)), &[(Bomb, Blue)], AttackerWins),
+        // Any other piece attacking a Bomb dies; the Bomb stays, revealed and unmoved.
+        ("M", "b", "red", Some((Bomb, Blue)), &[(Marshal, Red)], DefenderWins),
+        ("G", "b", "red", Some((Bomb, Blue)), &[(General, Red)], DefenderWins),
+        ("O", "b", "red", Some((Bomb, Blue)), &[(Scout, Red)], DefenderWins),
+        ("S", "b", "red", Some((Bomb, Blue)), &[(Spy, Red)], DefenderWins),
+        // Equal ranks: both pieces are removed, and both deaths are recorded.
+        ("C", "c", "red", None, &[(Colonel, Red), (Colonel, Blue)], BothRemoved),
+        // The higher rank wins, whoever attacks; the survivor is revealed
+        // (and unmoved if it defended).
+        ("G", "c", "red", Some((General, Red)), &[(Colonel, Blue)], AttackerWins),
+        ("E", "l", "red", Some((Lieutenant, Blue)), &[(Sergeant, Red)], DefenderWins),
+        // A Scout attacking anything but the Spy (or the Flag) loses.
+        ("O", "n", "red", Some((Miner, Blue)), &[(Scout, Red)], DefenderWins),
+    ] {
+        assert_battle(&fight(red, blue, side), side, survivor, dead, result);
     }
-}
-
-/// Equal ranks: both pieces are removed, and both deaths are recorded.
-#[test]
-fn equal_ranks_both_die() {
-    let s = fight("C", "c", "red");
-    assert!(at(&s, "e4").is_none() && at(&s, "e5").is_none());
-    let d = s.deaths();
-    assert_eq!(d.len(), 2);
-    let attacker = d.iter().find(|x| x.as_attacker).expect("the attacker's death");
-    let defender = d.iter().find(|x| !x.as_attacker).expect("the defender's death");
-    assert_eq!(
-        (attacker.piece.kind, attacker.piece.color, attacker.square),
-        (PieceType::Colonel, Color::Red, sq("e5"))
-    );
-    assert_eq!(
-        (defender.piece.kind, defender.piece.color, defender.square),
-        (PieceType::Colonel, Color::Blue, sq("e5"))
-    );
-    assert_eq!(s.history()[0].battle.unwrap().result, BattleResult::BothRemoved);
-}
-
-/// The higher rank wins, whoever attacks; the survivor is revealed.
-#[test]
-fn higher_rank_wins_and_the_survivor_is_revealed() {
-    // Attacker higher: General takes Colonel and is revealed on e5.
-    let s = fight("G", "c", "red");
-    let p = at(&s, "e5").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed), (PieceType::General, Color::Red, true));
-    assert_eq!((s.deaths()[0].piece.kind, s.deaths()[0].as_attacker), (PieceType::Colonel, false));
-    // Defender higher: Sergeant dies on the Lieutenant, which stays revealed and unmoved.
-    let s = fight("E", "l", "red");
-    assert!(at(&s, "e4").is_none());
-    let p = at(&s, "e5").unwrap();
-    assert_eq!((p.kind, p.color, p.revealed, p.moved), (PieceType::Lieutenant, Color::Blue, true, false));
-    let d = s.deaths()[0];
-    assert_eq!(
-        (d.piece.kind, d.piece.color, d.as_attacker, d.square),
-        (PieceType::Sergeant, Color::Red, true, sq("e5"))
-    );
-    // A Scout attacking anything but the Spy (or the Flag) loses.
-    let s = fight("O", "n", "red");
-    assert_eq!(at(&s, "e5").unwrap().kind, PieceType::Miner);
-    assert!(at(&s, "e5").unwrap().revealed);
 }
 
 /// The battle record remembers who was known before the fight.
@@ -705,19 +667,36 @@ fn chase_positions_before_a_break_do_not_count() {
 /// Two movers far apart; two-square off so they can shuttle.
 const CAP_PIECES: [(&str, &str); 4] = [("a1", "F"), ("e2", "L"), ("j10", "f"), ("e9", "l")];
 
+/// From the cap pieces with the capped count (read by `count`) two quiet
+/// plies short of `cap` (`counters` gives the root's ply and battleless
+/// counts for that count): the game goes on after the first ply and is
+/// drawn for `reason` right after the second; a root already at the cap is
+/// over.
+fn assert_cap_draws_exactly_at_the_cap(
+    rules: &Ruleset,
+    counters: fn(u32) -> (u32, u32),
+    count: fn(&State) -> u32,
+    cap: u32,
+    reason: EndReason,
+) {
+    let root = |n: u32| {
+        let (ply, battleless) = counters(n);
+        state_at(rules, &CAP_PIECES, "red", ply, battleless)
+    };
+    let mut s = root(cap - 2);
+    play(&mut s, &["e2-e3"]);
+    assert_eq!((count(&s), s.outcome()), (cap - 1, None));
+    play(&mut s, &["e9-e8"]);
+    assert_eq!(count(&s), cap);
+    assert_over(&s, draw(reason));
+    assert_over(&root(cap), draw(reason));
+}
+
 /// The game is drawn right after ply N, not before.
 #[test]
 fn ply_cap_draws_exactly_at_ply_n() {
     let rules = Ruleset { max_plies: 10, two_square_limit: 0, ..Ruleset::classic() };
-    let mut s = state_at(&rules, &CAP_PIECES, "red", 8, 0);
-    play(&mut s, &["e2-e3"]);
-    assert_eq!((s.ply(), s.outcome()), (9, None));
-    play(&mut s, &["e9-e8"]);
-    assert_eq!(s.ply(), 10);
-    assert_over(&s, draw(EndReason::PlyCap));
-    // A root already at the cap is over.
-    let s = state_at(&rules, &CAP_PIECES, "red", 10, 0);
-    assert_over(&s, draw(EndReason::PlyCap));
+    assert_cap_draws_exactly_at_the_cap(&rules, |n| (n, 0), State::ply, 10, EndReason::PlyCap);
 }
 
 /// A Flag capture on the cap ply is still a win: the flag check comes first.
@@ -758,15 +737,7 @@ fn no_legal_move_on_the_cap_ply_loses() {
 #[test]
 fn battleless_cap_draws_exactly_after_k_plies() {
     let rules = Ruleset { max_battleless_plies: 4, two_square_limit: 0, ..Ruleset::classic() };
-    let mut s = state_at(&rules, &CAP_PIECES, "red", 2, 2);
-    play(&mut s, &["e2-e3"]);
-    assert_eq!((s.battleless(), s.outcome()), (3, None));
-    play(&mut s, &["e9-e8"]);
-    assert_eq!(s.battleless(), 4);
-    assert_over(&s, draw(EndReason::BattlelessCap));
-    // A root already at the cap is over.
-    let s = state_at(&rules, &CAP_PIECES, "red", 4, 4);
-    assert_over(&s, draw(EndReason::BattlelessCap));
+    assert_cap_draws_exactly_at_the_cap(&rules, |n| (n, n), State::battleless, 4, EndReason::BattlelessCap);
 }
 
 /// A battle resets the battleless count: the cap comes K plies after it.

@@ -58,7 +58,12 @@ fn main() {
             line += &format!(" {:?}", reasons);
             reasons.clear();
             for setup in [SetupPolicy::Random, SetupPolicy::Handcrafted] {
-                let ours = NTupleFactory { net: Arc::new(t.net().clone()), name: "nt".into(), setup, press: Default::default() };
+                let ours = NTupleFactory(NTuplePlayer {
+                    net: Arc::new(t.net().clone()),
+                    name: "nt".into(),
+                    setup,
+                    press: Default::default(),
+                });
                 let greedy = stratego_baselines::factory_of(&format!("greedy:setup={setup}")).unwrap();
                 let mc = MatchConfig {
                     rules: Ruleset::classic(),

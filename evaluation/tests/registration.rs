@@ -1,12 +1,25 @@
 //! Registered comparisons append their results and never rewrite the file.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use stratego_evaluation::registration::{prepare, run, Registration, RegistrationError};
+use stratego_evaluation::registration::{prepare, run, Registration, RegistrationError, RunOutcome};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = stratego_testkit::scratch_dir(&format!("registration-{name}"));
-    dir
+    stratego_testkit::scratch_dir(&format!("registration-{name}"))
+}
+
+/// A scratch directory holding the registration `text` as `r.toml`: the
+/// directory and the file.
+fn registered(name: &str, text: &str) -> (PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let file = dir.join("r.toml");
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
+/// Prepares the registration in `dir` and runs it once, its output under `dir/out`.
+fn run_in(dir: &Path, file: &Path) -> Result<RunOutcome, RegistrationError> {
+    run(&prepare(file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {})
 }
 
 const BARRAGE: &str = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
@@ -29,19 +42,17 @@ fn registration_text(seed: u64) -> String {
 
 #[test]
 fn running_appends_results_and_never_rewrites_earlier_bytes() {
-    let dir = scratch("append");
-    let file = dir.join("greedy-vs-random.toml");
     let original = registration_text(4);
-    std::fs::write(&file, &original).unwrap();
+    let (dir, file) = registered("append", &original);
 
-    let first = run(&prepare(&file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {}).unwrap();
+    let first = run_in(&dir, &file).unwrap();
     let after_first = std::fs::read_to_string(&file).unwrap();
     assert!(after_first.starts_with(&original), "the registration itself is untouched");
     assert_eq!(first.logged.run, 1);
-    assert!(first.output.ends_with("greedy-vs-random/run-1"));
+    assert!(first.output.ends_with("r/run-1"));
     assert!(first.output.join("results.json").exists());
 
-    let second = run(&prepare(&file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {}).unwrap();
+    let second = run_in(&dir, &file).unwrap();
     let after_second = std::fs::read_to_string(&file).unwrap();
     assert!(after_second.starts_with(&after_first), "the first result is untouched");
     assert_eq!(second.logged.run, 2);
@@ -61,10 +72,8 @@ fn running_appends_results_and_never_rewrites_earlier_bytes() {
 
 #[test]
 fn a_registration_edited_after_a_result_is_refused() {
-    let dir = scratch("edited");
-    let file = dir.join("r.toml");
-    std::fs::write(&file, registration_text(4)).unwrap();
-    run(&prepare(&file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {}).unwrap();
+    let (dir, file) = registered("edited", &registration_text(4));
+    run_in(&dir, &file).unwrap();
     let text = std::fs::read_to_string(&file).unwrap().replacen("seed = 4", "seed = 5", 1);
     std::fs::write(&file, text).unwrap();
     let err = prepare(&file, &stratego_baselines::registry()).err().unwrap();
@@ -108,14 +117,12 @@ fn malformed_registrations_are_clear_errors() {
 
 #[test]
 fn an_sprt_registration_stops_early_and_logs_its_llr() {
-    let dir = scratch("sprt");
-    let file = dir.join("sprt.toml");
     let text = registration_text(2).replace("games = 20", "games = 400").replace(
         "rule = \"elo-interval\"\nmargin = 0.0\n",
         "rule = \"sprt\"\nelo0 = 0.0\nelo1 = 150.0\nalpha = 0.05\nbeta = 0.05\n",
     );
-    std::fs::write(&file, text).unwrap();
-    let outcome = run(&prepare(&file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {}).unwrap();
+    let (dir, file) = registered("sprt", &text);
+    let outcome = run_in(&dir, &file).unwrap();
     assert!(outcome.logged.games_played < 400);
     assert!(outcome.logged.sprt_llr.unwrap() >= (19f64).ln());
     assert_eq!(outcome.logged.decision, "A is better: the SPRT accepted H1");
@@ -124,13 +131,11 @@ fn an_sprt_registration_stops_early_and_logs_its_llr() {
 
 #[test]
 fn an_output_left_by_an_unlogged_run_is_not_overwritten() {
-    let dir = scratch("leftover");
-    let file = dir.join("r.toml");
-    std::fs::write(&file, registration_text(4)).unwrap();
+    let (dir, file) = registered("leftover", &registration_text(4));
     let leftover = dir.join("out").join("r").join("run-1");
     std::fs::create_dir_all(&leftover).unwrap();
     std::fs::write(leftover.join("note.txt"), "keep me").unwrap();
-    let err = run(&prepare(&file, &stratego_baselines::registry()).unwrap(), &dir.join("out"), &|_| {}).err().unwrap();
+    let err = run_in(&dir, &file).err().unwrap();
     assert!(matches!(err, RegistrationError::OutputExists(..)), "{err}");
     assert!(err.to_string().contains("move it away"), "{err}");
     assert_eq!(std::fs::read_to_string(leftover.join("note.txt")).unwrap(), "keep me");

@@ -97,22 +97,6 @@ impl FromStr for Preset {
     }
 }
 
-/// `game.rules` as the ruleset's canonical text, checked when read.
-mod rules_text {
-    use super::*;
-
-    pub fn serialize<S: Serializer>(rules: &Ruleset, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&rules.canonical())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Ruleset, D::Error> {
-        let text = String::deserialize(d)?;
-        let rules: Ruleset = text.parse().map_err(serde::de::Error::custom)?;
-        rules.validate().map_err(serde::de::Error::custom)?;
-        Ok(rules)
-    }
-}
-
 /// `game.layout` by its name (`compact`, `full`).
 mod layout_name {
     use super::*;
@@ -165,7 +149,7 @@ pub struct RunConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct GameConfig {
     /// The ruleset, written as its canonical text (`stratego-rules-v1:...`).
-    #[serde(with = "rules_text")]
+    #[serde(with = "crate::rules_config")]
     pub rules: Ruleset,
     /// `compact` (58 planes) or `full` (488).
     #[serde(with = "layout_name")]
@@ -465,24 +449,21 @@ fn check_size(key: &str, value: u64) -> Result<(), TrainError> {
 }
 
 fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
-    TrainError::Config(format!("`{key}`: {why}"))
+    TrainError::config(key, why)
 }
 
 /// A toml error on one line, naming the key: "`run.device`: unknown
 /// variant `tpu`, expected one of `cpu`, ... (line 2)".
 fn toml_error(text: &str, e: toml::de::Error) -> TrainError {
-    TrainError::Config(stratego_evaluation::toml_line::one_line(text, e))
+    TrainError::config_text(stratego_evaluation::toml_line::one_line(text, e))
 }
 
 impl TrainConfig {
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
         let text = stratego_engine::files::read_text(path)
-            .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
-        let config = TrainConfig::parse(&text).map_err(|e| match e {
-            TrainError::Config(m) => TrainError::Config(format!("{}: {m}", path.display())),
-            other => other,
-        })?;
+            .map_err(|e| TrainError::config_text(format!("cannot read {}: {e}", path.display())))?;
+        let config = TrainConfig::parse(&text).map_err(|e| e.in_file(path))?;
         Ok(config)
     }
 
@@ -518,30 +499,27 @@ impl TrainConfig {
             size("eval.games", self.eval.games as u64)?;
         }
         let l = &self.learner;
-        let unit = |key: &str, v: f32| {
-            if (0.0..=1.0).contains(&v) {
-                Ok(())
-            } else {
-                Err(invalid(key, format!("{v} is not in [0, 1]")))
+        // Each number with the range it must lie in, and how the error says it.
+        type Range = (fn(f32) -> bool, &'static str);
+        let unit: Range = (|v| (0.0..=1.0).contains(&v), "is not in [0, 1]");
+        let non_negative: Range = (|v| v.is_finite() && v >= 0.0, "must be a finite number >= 0");
+        let ranges = [
+            ("learner.td_lambda", l.td_lambda, unit),
+            ("learner.gae_lambda", l.gae_lambda, unit),
+            ("learner.keep_quantile", l.keep_quantile, unit),
+            ("learner.ema_decay", l.ema_decay, unit),
+            ("learner.min_advantage", l.min_advantage, non_negative),
+            ("learner.behaviour_kl", l.behaviour_kl, non_negative),
+            ("learner.value_weight", l.value_weight, non_negative),
+            ("learner.belief_weight", l.belief_weight, non_negative),
+            ("learner.weight_decay", l.weight_decay, non_negative),
+            ("selfplay.temperature", self.selfplay.temperature, non_negative),
+        ];
+        for (key, v, (ok, why)) in ranges {
+            if !ok(v) {
+                return Err(invalid(key, format!("{v} {why}")));
             }
-        };
-        unit("learner.td_lambda", l.td_lambda)?;
-        unit("learner.gae_lambda", l.gae_lambda)?;
-        unit("learner.keep_quantile", l.keep_quantile)?;
-        unit("learner.ema_decay", l.ema_decay)?;
-        let non_negative = |key: &str, v: f32| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(invalid(key, format!("{v} must be a finite number >= 0")))
-            }
-        };
-        non_negative("learner.min_advantage", l.min_advantage)?;
-        non_negative("learner.behaviour_kl", l.behaviour_kl)?;
-        non_negative("learner.value_weight", l.value_weight)?;
-        non_negative("learner.belief_weight", l.belief_weight)?;
-        non_negative("learner.weight_decay", l.weight_decay)?;
-        non_negative("selfplay.temperature", self.selfplay.temperature)?;
+        }
         if !(l.ppo_clip > 0.0 && l.ppo_clip < 1.0) {
             return Err(invalid("learner.ppo_clip", format!("{} is not in (0, 1)", l.ppo_clip)));
         }
@@ -594,7 +572,9 @@ impl TrainConfig {
             .chain([("pretrain.teacher", &self.pretrain.teacher)])
             .chain(self.pretrain.opponents.iter().map(|o| ("pretrain.opponents", o)));
         for (key, spec) in playing {
-            build(key, spec)?.check_rules(rules).map_err(|e| invalid(key, e))?;
+            build(key, spec)?
+                .check_rules(rules)
+                .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
         }
         if let Some(init) = &self.run.init {
             let meta = stratego_model::read_meta(init).map_err(|e| invalid("run.init", e))?;
@@ -655,7 +635,7 @@ impl TrainConfig {
         }
         let (largest, bytes) = parts.iter().max_by_key(|(_, b)| *b).expect("parts");
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        Err(TrainError::Config(format!(
+        Err(TrainError::config_text(format!(
             "the buffers need at least {:.1} GiB, more than this machine's {:.1} GiB: {largest} need {:.1} GiB",
             gib(total),
             gib(available),
@@ -806,6 +786,23 @@ mod tests {
         assert!(shipped.pretrain.enabled && shipped.pretrain.teacher == "expectimax:depth=2");
         // A config written before the section existed reads as "off".
         assert_eq!(TrainConfig::parse("[run]\nseed = 3\n").unwrap().pretrain, PretrainConfig::default());
+    }
+
+    /// The ruleset as its canonical text or as a table of its switches
+    /// (the n-tuple configs' spelling) reads the same; the text is what a
+    /// run's `config.toml` holds.
+    #[test]
+    fn the_ruleset_reads_as_its_text_or_as_a_table() {
+        let text = TrainConfig::parse(include_str!("../../configs/smoke.toml")).unwrap();
+        let table = TrainConfig::parse(&include_str!("../../configs/smoke.toml").replace(
+            "rules = \"stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=300,max-battleless=100\"\n",
+            "",
+        ).replace("[model]\n", "[game.rules]\nmax-plies = 300\nmax-battleless = 100\n\n[model]\n"))
+        .unwrap();
+        assert_eq!(table, text);
+        assert!(table.to_toml().contains(&format!("rules = \"{}\"", text.game.rules.canonical())));
+        let e = TrainConfig::parse("[game.rules]\nchase = \"maybe\"\n").unwrap_err().to_string();
+        assert!(e.contains("`game.rules.chase`"), "{e}");
     }
 
     #[test]

@@ -11,18 +11,21 @@
 //!
 //! The warm start by imitation (`distill.rs`) has its own table,
 //! [`PRETRAIN_DIAGNOSTICS`], one row per quantity of a pretraining epoch
-//! ([`PretrainEpoch`], its device sums [`PretrainTerm`]), tags under
+//! ([`PretrainEpoch`], its device sums [`Term`]), tags under
 //! `pretrain/`; docs/TRAINING.md holds it generated too.
 
 use stratego_engine::EndReason;
 
 use crate::samples::Selection;
 
-/// A quantity summed on the device over an iteration's minibatches, in the
-/// order of the stacked tensor ([`Term::ALL`]). The loss terms, the entropy,
-/// the clip fraction and the gradient norm are minibatch means weighted by
-/// the minibatch's size; the correct-guess counts and the log-likelihood
-/// are plain sums over samples (value) or hidden squares (belief).
+/// A quantity summed on the device over minibatches, in the order of the
+/// stacked tensor ([`Term::ALL`]): the one table of both objectives, the
+/// RL one (`objective.rs`) and the warm start's imitation (`distill.rs`),
+/// each of which fills the terms it has (the others stay zero). The loss
+/// terms, the entropy, the clip fraction and the gradient norm are
+/// minibatch means weighted by the minibatch's size; the correct-guess
+/// counts and the log-likelihood are plain sums over samples (policy,
+/// value) or hidden squares (belief).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Term {
     Total,
@@ -37,10 +40,14 @@ pub enum Term {
     ValueCorrect,
     BeliefCorrect,
     BeliefLogLikelihood,
+    /// The imitation's policy cross-entropy against the teacher's move.
+    Policy,
+    /// Decisions whose most likely move is the teacher's.
+    PolicyCorrect,
 }
 
 impl Term {
-    pub const ALL: [Term; 12] = [
+    pub const ALL: [Term; 14] = [
         Term::Total,
         Term::Clip,
         Term::Magnet,
@@ -53,12 +60,20 @@ impl Term {
         Term::ValueCorrect,
         Term::BeliefCorrect,
         Term::BeliefLogLikelihood,
+        Term::Policy,
+        Term::PolicyCorrect,
     ];
     pub const COUNT: usize = Term::ALL.len();
 
     /// The term's position in the stacked tensor.
     pub fn index(self) -> usize {
         self as usize
+    }
+
+    /// Whether the term is a plain sum over samples or squares (a count or
+    /// a log-likelihood) rather than a minibatch mean.
+    pub fn is_sum(self) -> bool {
+        matches!(self, Term::ValueCorrect | Term::BeliefCorrect | Term::BeliefLogLikelihood | Term::PolicyCorrect)
     }
 }
 
@@ -444,49 +459,11 @@ pub fn tags_markdown() -> String {
     text
 }
 
-/// A quantity of the imitation loss summed on the device over an epoch's
-/// minibatches (or over the held-out decisions), in the order of the
-/// stacked tensor ([`PretrainTerm::ALL`]): the loss terms and the gradient
-/// norm are minibatch means weighted by the minibatch's size, the rest plain
-/// sums over decisions (policy, value) or hidden squares (belief).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PretrainTerm {
-    Total,
-    Policy,
-    Value,
-    Belief,
-    GradNorm,
-    PolicyCorrect,
-    ValueCorrect,
-    BeliefCorrect,
-    BeliefLogLikelihood,
-}
-
-impl PretrainTerm {
-    pub const ALL: [PretrainTerm; 9] = [
-        PretrainTerm::Total,
-        PretrainTerm::Policy,
-        PretrainTerm::Value,
-        PretrainTerm::Belief,
-        PretrainTerm::GradNorm,
-        PretrainTerm::PolicyCorrect,
-        PretrainTerm::ValueCorrect,
-        PretrainTerm::BeliefCorrect,
-        PretrainTerm::BeliefLogLikelihood,
-    ];
-    pub const COUNT: usize = PretrainTerm::ALL.len();
-
-    /// The term's position in the stacked tensor.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// Sums of [`PretrainTerm::ALL`] over a set of decisions, with their
+/// Sums of [`Term::ALL`] (the imitation's terms) over a set of decisions, with their
 /// counts and the counting prior on their hidden squares.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PretrainSums {
-    pub sums: [f64; PretrainTerm::COUNT],
+    pub sums: [f64; Term::COUNT],
     pub samples: f64,
     pub hidden_squares: f64,
     pub prior_log_likelihood: f64,
@@ -494,7 +471,7 @@ pub struct PretrainSums {
 
 impl PretrainSums {
     /// A per-decision term's mean.
-    pub fn per_sample(&self, term: PretrainTerm) -> f64 {
+    pub fn per_sample(&self, term: Term) -> f64 {
         mean(self.sums[term.index()], self.samples)
     }
 
@@ -532,67 +509,67 @@ pub const PRETRAIN_DIAGNOSTICS: &[Diagnostic<PretrainEpoch>] = &[
         tag: "pretrain/loss_total",
         what: "the imitation loss the gradient steps descend: policy + value_weight·value + belief_weight·belief",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::Total),
+        value: |e| e.train.per_sample(Term::Total),
     },
     Diagnostic {
         tag: "pretrain/loss_policy",
         what: "the policy's cross-entropy against the teacher's move, −log π(teacher's action)",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::Policy),
+        value: |e| e.train.per_sample(Term::Policy),
     },
     Diagnostic {
         tag: "pretrain/loss_value",
         what: "the value head's cross-entropy against the game's result for the mover",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::Value),
+        value: |e| e.train.per_sample(Term::Value),
     },
     Diagnostic {
         tag: "pretrain/loss_belief",
         what: "the belief head's cross-entropy on hidden opponent squares",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::Belief),
+        value: |e| e.train.per_sample(Term::Belief),
     },
     Diagnostic {
         tag: "pretrain/policy_accuracy",
         what: "the policy's most likely move is the teacher's (each minibatch before its step)",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::PolicyCorrect),
+        value: |e| e.train.per_sample(Term::PolicyCorrect),
     },
     Diagnostic {
         tag: "pretrain/grad_norm",
         what: "the global gradient norm before clipping",
         unit: Unit::PerSample,
-        value: |e| e.train.per_sample(PretrainTerm::GradNorm),
+        value: |e| e.train.per_sample(Term::GradNorm),
     },
     Diagnostic {
         tag: "pretrain/heldout_policy_accuracy",
         what: "teacher agreement: the policy's most likely move is the teacher's, on the held-out games",
         unit: Unit::PerHeldOutSample,
-        value: |e| e.heldout.per_sample(PretrainTerm::PolicyCorrect),
+        value: |e| e.heldout.per_sample(Term::PolicyCorrect),
     },
     Diagnostic {
         tag: "pretrain/heldout_policy_loss",
         what: "the policy's cross-entropy against the teacher's move, on the held-out games",
         unit: Unit::PerHeldOutSample,
-        value: |e| e.heldout.per_sample(PretrainTerm::Policy),
+        value: |e| e.heldout.per_sample(Term::Policy),
     },
     Diagnostic {
         tag: "pretrain/heldout_value_loss",
         what: "the value head's cross-entropy against the result, on the held-out games",
         unit: Unit::PerHeldOutSample,
-        value: |e| e.heldout.per_sample(PretrainTerm::Value),
+        value: |e| e.heldout.per_sample(Term::Value),
     },
     Diagnostic {
         tag: "pretrain/heldout_value_accuracy",
         what: "the value head's most likely result is the actual one, on the held-out games",
         unit: Unit::PerHeldOutSample,
-        value: |e| e.heldout.per_sample(PretrainTerm::ValueCorrect),
+        value: |e| e.heldout.per_sample(Term::ValueCorrect),
     },
     Diagnostic {
         tag: "pretrain/heldout_belief_log_likelihood",
         what: "the belief head's log-probability of the true type, on the held-out games",
         unit: Unit::PerHeldOutHiddenSquare,
-        value: |e| e.heldout.per_hidden_square(e.heldout.sums[PretrainTerm::BeliefLogLikelihood.index()]),
+        value: |e| e.heldout.per_hidden_square(e.heldout.sums[Term::BeliefLogLikelihood.index()]),
     },
     Diagnostic {
         tag: "pretrain/heldout_prior_log_likelihood",
@@ -682,7 +659,7 @@ mod tests {
         assert_eq!(tags.len(), PRETRAIN_DIAGNOSTICS.len());
         let mut heldout =
             PretrainSums { samples: 4.0, hidden_squares: 8.0, prior_log_likelihood: -16.0, ..Default::default() };
-        heldout.sums[PretrainTerm::PolicyCorrect.index()] = 3.0;
+        heldout.sums[Term::PolicyCorrect.index()] = 3.0;
         let epoch0 = PretrainEpoch {
             epoch: 0,
             heldout,
@@ -716,7 +693,9 @@ mod tests {
         for term in Term::ALL {
             let mut it = base.clone();
             it.sums[term.index()] = 5.0;
-            assert_eq!(changed(&it).len(), 1, "{term:?} moves {:?}", changed(&it));
+            // The imitation's own terms are the warm start's, not an iteration's.
+            let moves = if matches!(term, Term::Policy | Term::PolicyCorrect) { 0 } else { 1 };
+            assert_eq!(changed(&it).len(), moves, "{term:?} moves {:?}", changed(&it));
         }
         for reason in EndReason::ALL {
             let mut it = base.clone();

@@ -52,11 +52,11 @@ use stratego_runlog::Progress;
 use stratego_runlog::{MetricsLog, TensorBoard};
 
 use crate::config::TrainConfig;
-use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, PretrainTerm};
-use crate::objective::{heads, Heads};
+use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
+use crate::objective::{heads, Terms};
 use crate::run::RunDir;
-use crate::samples::{encode_state, replay_at, Batch, Encoded};
-use crate::step::{imitation_step, optimizer};
+use crate::samples::{by_game, encode_state, replay_at, Batch, Encoded};
+use crate::step::{imitation_step, optimizer, DeviceSums};
 use crate::targets::{result_for, result_index};
 use crate::train::setup_source;
 use crate::TrainError;
@@ -175,37 +175,17 @@ pub fn play_teacher_games(
 /// counting prior's fit. The RL-only fields (behaviour, magnet, advantages)
 /// stay empty.
 pub fn encode_decisions(games: &[TeacherGame], picks: &[Decision], layout: Layout) -> Result<Batch, TrainError> {
-    let mut order: Vec<usize> = (0..picks.len()).collect();
-    order.sort_by_key(|&i| picks[i]);
-    let groups: Vec<&[usize]> = order.chunk_by(|&a, &b| picks[a].game == picks[b].game).collect();
-    let encoded: Vec<Vec<EncodedDecision>> = groups
-        .par_iter()
-        .map(|group| {
-            let game = &games[picks[group[0]].game as usize];
-            let plies: Vec<usize> = group.iter().map(|&i| picks[i].ply as usize).collect();
-            encode_game(game, &plies, layout)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut slot: Vec<Option<EncodedDecision>> = (0..picks.len()).map(|_| None).collect();
-    for (group, encs) in groups.iter().zip(encoded) {
-        for (&i, e) in group.iter().zip(encs) {
-            slot[i] = Some(e);
-        }
-    }
+    let at: Vec<(usize, usize)> = picks.iter().map(|p| (p.game as usize, p.ply as usize)).collect();
+    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout))?;
     let mut batch = Batch { size: picks.len(), ..Batch::default() };
-    for (pick, encoded) in picks.iter().zip(slot) {
-        let EncodedDecision { encoded: e, legal, action } = encoded.expect("every decision was encoded");
+    for (pick, EncodedDecision { encoded: e, legal, action }) in picks.iter().zip(encoded) {
         let game = &games[pick.game as usize];
         let mover = TeacherGame::mover(pick.ply as usize);
-        batch.planes.extend_from_slice(&e.planes);
+        batch.push_encoded(&e);
         batch.legal.extend_from_slice(&legal);
         batch.actions.push(action);
         batch.value_targets.extend_from_slice(&result_for(&game.outcome(), mover));
         batch.results.push(result_index(&game.outcome(), mover) as u8);
-        batch.belief_targets.extend_from_slice(&e.belief);
-        batch.prior_log_likelihood += e.prior_log_likelihood;
-        batch.prior_correct += e.prior_correct;
-        batch.hidden_squares += e.hidden;
     }
     Ok(batch)
 }
@@ -236,47 +216,6 @@ fn encode_game(game: &TeacherGame, plies: &[usize], layout: Layout) -> Result<Ve
     })
 }
 
-/// The imitation loss of one minibatch and its diagnostic sums, as scalar
-/// (`[1]`) tensors.
-pub struct Imitation {
-    pub size: usize,
-    pub total: Tensor<1>,
-    /// Mean of −log π(teacher's action).
-    pub policy: Tensor<1>,
-    pub value: Tensor<1>,
-    /// Mean over hidden opponent squares of −log p(true type).
-    pub belief: Tensor<1>,
-    /// Decisions whose most likely move is the teacher's.
-    pub policy_correct: Tensor<1>,
-    pub value_correct: Tensor<1>,
-    pub belief_correct: Tensor<1>,
-    pub belief_log_likelihood: Tensor<1>,
-}
-
-impl Imitation {
-    /// The [`PretrainTerm`]s stacked in `PretrainTerm::ALL` order (means
-    /// times the minibatch size, so that they add up), with the gradient
-    /// norm `grad_norm`; off the autodiff graph, on the device.
-    pub fn sums(&self, grad_norm: Tensor<1>) -> Tensor<1> {
-        let n = self.size as f32;
-        let terms = PretrainTerm::ALL.map(|term| {
-            let t = match term {
-                PretrainTerm::Total => self.total.clone().mul_scalar(n),
-                PretrainTerm::Policy => self.policy.clone().mul_scalar(n),
-                PretrainTerm::Value => self.value.clone().mul_scalar(n),
-                PretrainTerm::Belief => self.belief.clone().mul_scalar(n),
-                PretrainTerm::GradNorm => grad_norm.clone().inner().mul_scalar(n),
-                PretrainTerm::PolicyCorrect => self.policy_correct.clone(),
-                PretrainTerm::ValueCorrect => self.value_correct.clone(),
-                PretrainTerm::BeliefCorrect => self.belief_correct.clone(),
-                PretrainTerm::BeliefLogLikelihood => self.belief_log_likelihood.clone(),
-            };
-            t.inner()
-        });
-        Tensor::cat(terms.to_vec(), 0)
-    }
-}
-
 /// Runs `net` on `batch` and builds the imitation loss
 /// `policy + value_weight·value + belief_weight·belief`.
 pub fn imitation_objective(
@@ -285,47 +224,28 @@ pub fn imitation_objective(
     value_weight: f32,
     belief_weight: f32,
     device: &Device,
-) -> Imitation {
+) -> Terms {
     let b = batch.size;
-    let Heads { log_pi, policy_logits, value, value_correct, belief, belief_correct, belief_log_likelihood } =
-        heads(net, batch, device);
+    let heads = heads(net, batch, device);
 
     // The policy's cross-entropy against the teacher's one-hot move. The
     // network gives illegal actions a large negative logit, so the softmax
     // is over the legal ones.
     let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
-    let policy = log_pi.gather(1, actions.clone()).mean().neg();
-    let policy_correct = policy_logits.argmax(1).equal(actions).float().sum();
+    let policy = heads.log_pi.clone().gather(1, actions.clone()).mean().neg();
+    let policy_correct = heads.policy_logits.clone().argmax(1).equal(actions).float().sum();
 
-    let total = policy.clone() + value.clone().mul_scalar(value_weight) + belief.clone().mul_scalar(belief_weight);
-    Imitation {
-        size: b,
-        total,
-        policy,
-        value,
-        belief,
-        policy_correct,
-        value_correct,
-        belief_correct,
-        belief_log_likelihood,
-    }
-}
-
-/// Adds a minibatch's device sums to `sums`.
-fn accumulate(sums: &mut Option<Tensor<1>>, step: Tensor<1>) {
-    *sums = Some(match sums.take() {
-        Some(s) => s + step,
-        None => step,
-    });
+    let total =
+        policy.clone() + heads.value.clone().mul_scalar(value_weight) + heads.belief.clone().mul_scalar(belief_weight);
+    let mut terms = vec![(Term::Total, total), (Term::Policy, policy), (Term::PolicyCorrect, policy_correct)];
+    terms.extend(heads.terms());
+    Terms::new(b, terms)
 }
 
 /// Reads summed terms back (once) into `out`.
-fn read_back(sums: Option<Tensor<1>>, out: &mut PretrainSums) -> Result<(), TrainError> {
-    if let Some(sums) = sums {
-        let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
-        for term in PretrainTerm::ALL {
-            out.sums[term.index()] = sums[term.index()] as f64;
-        }
+fn read_back(sums: DeviceSums, out: &mut PretrainSums) -> Result<(), TrainError> {
+    if let Some(sums) = sums.read()? {
+        out.sums = sums;
     }
     Ok(())
 }
@@ -346,12 +266,12 @@ pub fn measure(
     device: &Device,
 ) -> Result<PretrainSums, TrainError> {
     let mut out = PretrainSums::default();
-    let mut sums = None;
+    let mut sums = DeviceSums::default();
     let l = &config.learner;
     for chunk in picks.chunks(config.pretrain.batch.max(1)) {
         let batch = encode_decisions(games, chunk, config.game.layout)?;
         let o = imitation_objective(net, &batch, l.value_weight, l.belief_weight, device);
-        accumulate(&mut sums, o.sums(Tensor::<1>::zeros([1], device)));
+        sums.add(o.sums(Tensor::<1>::zeros([1], device)));
         add_counts(&mut out, &batch);
     }
     read_back(sums, &mut out)?;
@@ -389,8 +309,10 @@ pub fn distill(
     let p = &config.pretrain;
     let registry = stratego_roster::players();
     let build = |key: &str, spec: &str| {
-        let factory = registry.factory(spec).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
-        factory.check_rules(&config.game.rules).map_err(|e| TrainError::Config(format!("`{key}`: {e}")))?;
+        let factory = registry.factory(spec).map_err(|e| TrainError::config(key, e))?;
+        factory
+            .check_rules(&config.game.rules)
+            .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
         Ok::<_, TrainError>(factory)
     };
     let teacher = build("pretrain.teacher", &p.teacher)?;
@@ -454,12 +376,12 @@ pub fn distill(
             Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "distill-minibatches", epoch as u64));
         order.shuffle(&mut rng);
         let mut record = epoch_record(epoch);
-        let mut sums = None;
+        let mut sums = DeviceSums::default();
         for chunk in order.chunks(p.batch) {
             let batch = encode_decisions(&games, chunk, config.game.layout)?;
             let (stepped, step_sums) = imitation_step(net, &mut optimizer, &batch, p.lr, &config.learner, device);
             net = stepped;
-            accumulate(&mut sums, step_sums);
+            sums.add(step_sums);
             add_counts(&mut record.train, &batch);
             steps_bar.inc(1);
         }
@@ -468,8 +390,8 @@ pub fn distill(
         record.heldout = measure(&net.valid(), &games, &heldout, config, plain)?;
         steps_bar.set_message(format!(
             "epoch {epoch}: policy {:.3}, agreement {:.3} (held out)",
-            record.train.per_sample(PretrainTerm::Policy),
-            record.heldout.per_sample(PretrainTerm::PolicyCorrect)
+            record.train.per_sample(Term::Policy),
+            record.heldout.per_sample(Term::PolicyCorrect)
         ));
         on_epoch(&record)?;
         report.epochs.push(record);
@@ -484,10 +406,10 @@ pub fn epoch_line(e: &PretrainEpoch) -> String {
     let h = &e.heldout;
     let held_out = format!(
         "held out: agreement {:.3}, policy loss {:.3}, value loss {:.3}, belief ll {:.3} (prior {:.3})",
-        h.per_sample(PretrainTerm::PolicyCorrect),
-        h.per_sample(PretrainTerm::Policy),
-        h.per_sample(PretrainTerm::Value),
-        h.per_hidden_square(h.sums[PretrainTerm::BeliefLogLikelihood.index()]),
+        h.per_sample(Term::PolicyCorrect),
+        h.per_sample(Term::Policy),
+        h.per_sample(Term::Value),
+        h.per_hidden_square(h.sums[Term::BeliefLogLikelihood.index()]),
         h.per_hidden_square(h.prior_log_likelihood),
     );
     if e.epoch == 0 {
@@ -497,10 +419,10 @@ pub fn epoch_line(e: &PretrainEpoch) -> String {
     format!(
         "epoch {}: train policy loss {:.3}, agreement {:.3}, value loss {:.3}, belief loss {:.3}; {held_out}; {:.0} samples/s",
         e.epoch,
-        t.per_sample(PretrainTerm::Policy),
-        t.per_sample(PretrainTerm::PolicyCorrect),
-        t.per_sample(PretrainTerm::Value),
-        t.per_sample(PretrainTerm::Belief),
+        t.per_sample(Term::Policy),
+        t.per_sample(Term::PolicyCorrect),
+        t.per_sample(Term::Value),
+        t.per_sample(Term::Belief),
         t.samples / e.seconds.max(1e-9),
     )
 }
@@ -562,7 +484,7 @@ pub(crate) fn pretrain_run(
 
 #[cfg(test)]
 mod tests {
-    use stratego_engine::{observe, write_belief_targets, Move, PieceSet, Ruleset, Setup, Square, State, NUM_ACTIONS};
+    use stratego_engine::{observe, write_belief_targets, Move, Ruleset, Square, State, NUM_ACTIONS};
     use stratego_model::{DRAW, LOSS, WIN};
     use stratego_players::{InfoView, Player, PlayerError};
 
@@ -577,9 +499,6 @@ mod tests {
         fn name(&self) -> String {
             "highest".into()
         }
-        fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-            Setup::random(set, rng)
-        }
         fn choose_move(&mut self, view: &InfoView<'_>, _: &mut AgentRng) -> Result<Move, PlayerError> {
             Ok(highest(&view.legal_moves, view.me))
         }
@@ -589,15 +508,9 @@ mod tests {
         *moves.iter().max_by_key(|m| m.to_action(me)).expect("a legal move")
     }
 
-    struct HighestFactory;
-
-    impl PlayerFactory for HighestFactory {
-        fn name(&self) -> String {
-            "highest".into()
-        }
-        fn make(&self) -> Box<dyn Player> {
-            Box::new(HighestAction)
-        }
+    /// Makes [`HighestAction`]s.
+    fn highest_factory() -> impl PlayerFactory {
+        stratego_players::FnFactory::new("highest", || Box::new(HighestAction))
     }
 
     fn config(max_plies: u32) -> TrainConfig {
@@ -622,10 +535,10 @@ mod tests {
     #[test]
     fn recorded_decisions_are_the_teachers_moves_with_their_targets() {
         let mut c = config(60);
-        let games = play_teacher_games(&c, &HighestFactory, &[], 3, &|| {}).unwrap();
+        let games = play_teacher_games(&c, &highest_factory(), &[], 3, &|| {}).unwrap();
         c.pretrain.opponent_share = 1.0;
         let random = stratego_roster::players().factory("random").unwrap();
-        let mixed = play_teacher_games(&c, &HighestFactory, &[random], 2, &|| {}).unwrap();
+        let mixed = play_teacher_games(&c, &highest_factory(), &[random], 2, &|| {}).unwrap();
         assert_eq!((mixed[0].teacher, mixed[1].teacher), ([true, false], [false, true]));
         for (games, both) in [(&games, true), (&mixed, false)] {
             let picks = decisions(games);
@@ -661,7 +574,7 @@ mod tests {
             }
         }
         // The games are the seed's: played again, the same records.
-        let again = play_teacher_games(&config(60), &HighestFactory, &[], 3, &|| {}).unwrap();
+        let again = play_teacher_games(&config(60), &highest_factory(), &[], 3, &|| {}).unwrap();
         assert!(games.iter().zip(&again).all(|(a, b)| a.record == b.record));
     }
 
@@ -698,7 +611,7 @@ mod tests {
         let mut c = config(40);
         c.pretrain.opponent_share = 1.0;
         let random = stratego_roster::players().factory("random").unwrap();
-        let games = play_teacher_games(&c, &HighestFactory, &[random], 1, &|| {}).unwrap();
+        let games = play_teacher_games(&c, &highest_factory(), &[random], 1, &|| {}).unwrap();
         assert_eq!(games[0].teacher, [true, false]);
         let blue = Decision { game: 0, ply: 1 };
         assert!(matches!(encode_decisions(&games, &[blue], Layout::Compact), Err(TrainError::Data(_))));
@@ -709,7 +622,7 @@ mod tests {
     /// The fraction of `picks` on which `net`'s most likely move is the teacher's.
     fn agreement(net: &StrategoNet, games: &[TeacherGame], picks: &[Decision], c: &TrainConfig) -> f64 {
         let device = stratego_model::device("cpu").unwrap();
-        measure(net, games, picks, c, &device).unwrap().per_sample(PretrainTerm::PolicyCorrect)
+        measure(net, games, picks, c, &device).unwrap().per_sample(Term::PolicyCorrect)
     }
 
     /// A small distill end to end: the checkpoint loads as a normal one (and
@@ -739,7 +652,7 @@ mod tests {
         assert!(report.decisions > 1000 && report.heldout_decisions > 0, "{report:?}");
         let trained = &report.epochs[1];
         assert!(trained.train.samples as usize == report.decisions);
-        assert!(trained.train.per_sample(PretrainTerm::Policy).is_finite());
+        assert!(trained.train.per_sample(Term::Policy).is_finite());
 
         let device = stratego_model::device("cpu").unwrap();
         let (net, meta) = stratego_model::load(&path, Some(Layout::Compact), Some(&c.game.rules), &device).unwrap();

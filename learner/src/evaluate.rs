@@ -48,9 +48,8 @@ pub fn evaluate(
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
-        let baseline = stratego_roster::players()
-            .factory(opponent)
-            .map_err(|e| TrainError::Config(format!("`eval.opponents`: {e}")))?;
+        let baseline =
+            stratego_roster::players().factory(opponent).map_err(|e| TrainError::config("eval.opponents", e))?;
         let match_config = MatchConfig {
             rules: meta.rules,
             games: config.games,

@@ -10,7 +10,7 @@
 //!
 //! `ntuple/` is the other trainer's run: TD(lambda) self-play of the n-tuple
 //! tables (`stratego_baselines::ntuple`) on the same run-directory code
-//! (`stratego_runlog`), the same `[rules]` defaults (`rules_config.rs`) and
+//! (`stratego_runlog`), the same ruleset reader (`rules_config.rs`) and
 //! the same curves (`curves.rs`).
 
 pub mod bench;
@@ -18,6 +18,7 @@ pub mod config;
 pub mod curves;
 pub mod diagnostics;
 pub mod distill;
+pub mod error;
 pub mod evaluate;
 pub mod ntuple;
 pub mod objective;
@@ -31,32 +32,10 @@ pub mod weights;
 pub mod worker;
 
 pub use config::TrainConfig;
+pub use error::TrainError;
 pub use run::RunDir;
 pub use train::{train, Learned, Learner, TrainOptions, TrainSummary};
 pub use worker::SelfPlayWorker;
-
-/// What stops training.
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    #[error("config {0}")]
-    Config(String),
-    #[error("run directory: {0}")]
-    Run(String),
-    #[error("engine: {0}")]
-    Engine(#[from] stratego_engine::Error),
-    #[error("network: {0}")]
-    Model(#[from] stratego_model::ModelError),
-    #[error("self-play: {0}")]
-    SelfPlay(#[from] stratego_selfplay::SelfPlayError),
-    #[error("log: {0}")]
-    Log(#[from] stratego_runlog::RunLogError),
-    #[error("training data: {0}")]
-    Data(String),
-    /// A non-finite loss, gradient or value: the run stops and keeps its
-    /// last good checkpoint.
-    #[error("{0}")]
-    Diverged(String),
-}
 
 /// One line on stderr: progress, or what a run repaired or skipped. A stderr that
 /// cannot be written must not stop the run (or turn into a panic).

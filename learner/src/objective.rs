@@ -18,59 +18,66 @@
 //! imitation shares.
 
 use burn::tensor::activation::log_softmax;
-use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use stratego_engine::{Square, NUM_ACTIONS};
-use stratego_model::{belief_fit, value_cross_entropy, StrategoNet};
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use stratego_engine::NUM_ACTIONS;
+use stratego_model::{belief_fit, input_tensors, value_cross_entropy, StrategoNet};
 
 use crate::config::LearnerConfig;
 use crate::diagnostics::Term;
 use crate::samples::Batch;
 
-/// The loss terms of one minibatch, as scalar (`[1]`) tensors: means over
-/// the minibatch, and three sums for the diagnostics.
-pub struct Objective {
+/// The loss terms of one minibatch, as scalar (`[1]`) tensors by [`Term`]:
+/// means over the minibatch, and sums (`Term::is_sum`) for the diagnostics.
+/// Both objectives are written into it, the RL one here and the warm
+/// start's imitation (`distill.rs`), so one step (`step.rs`) and one
+/// diagnostics table serve both.
+pub struct Terms {
     /// The minibatch size the means are over.
     pub size: usize,
-    pub total: Tensor<1>,
-    pub clip: Tensor<1>,
-    pub magnet: Tensor<1>,
-    pub value: Tensor<1>,
-    pub behaviour_kl: Tensor<1>,
-    pub belief: Tensor<1>,
-    pub entropy: Tensor<1>,
-    pub clip_fraction: Tensor<1>,
-    /// Samples whose value head's most likely result was the actual one.
-    pub value_correct: Tensor<1>,
-    /// Over hidden opponent squares: correct most likely types, and the
-    /// summed log-probability of the true types.
-    pub belief_correct: Tensor<1>,
-    pub belief_log_likelihood: Tensor<1>,
+    values: Vec<(Term, Tensor<1>)>,
 }
 
-impl Objective {
-    /// The minibatch's [`Term`]s stacked in `Term::ALL` order (means times
-    /// the minibatch size, so that they add up across minibatches), with
-    /// the gradient norm `grad_norm`; off the autodiff graph, on the device.
+impl Terms {
+    /// The terms of a minibatch of `size`, `Term::Total` among them.
+    pub fn new(size: usize, values: Vec<(Term, Tensor<1>)>) -> Terms {
+        assert!(values.iter().any(|(t, _)| *t == Term::Total), "an objective has a total");
+        Terms { size, values }
+    }
+
+    /// The loss to differentiate.
+    pub fn total(&self) -> Tensor<1> {
+        self[Term::Total].clone()
+    }
+
+    /// The minibatch's terms stacked in `Term::ALL` order (means times the
+    /// minibatch size, so that they add up across minibatches; terms this
+    /// objective does not have are zero), with the gradient norm
+    /// `grad_norm`; off the autodiff graph, on the device.
     pub fn sums(&self, grad_norm: Tensor<1>) -> Tensor<1> {
         let n = self.size as f32;
-        let terms = Term::ALL.map(|term| {
-            let t = match term {
-                Term::Total => self.total.clone().mul_scalar(n),
-                Term::Clip => self.clip.clone().mul_scalar(n),
-                Term::Magnet => self.magnet.clone().mul_scalar(n),
-                Term::Value => self.value.clone().mul_scalar(n),
-                Term::BehaviourKl => self.behaviour_kl.clone().mul_scalar(n),
-                Term::Belief => self.belief.clone().mul_scalar(n),
-                Term::Entropy => self.entropy.clone().mul_scalar(n),
-                Term::ClipFraction => self.clip_fraction.clone().mul_scalar(n),
-                Term::GradNorm => grad_norm.clone().inner().mul_scalar(n),
-                Term::ValueCorrect => self.value_correct.clone(),
-                Term::BeliefCorrect => self.belief_correct.clone(),
-                Term::BeliefLogLikelihood => self.belief_log_likelihood.clone(),
-            };
-            t.inner()
+        let device = grad_norm.device();
+        let stacked = Term::ALL.map(|term| {
+            let value = if term == Term::GradNorm { Some(&grad_norm) } else { self.get(term) };
+            match value {
+                Some(t) if term.is_sum() => t.clone().inner(),
+                Some(t) => t.clone().inner().mul_scalar(n),
+                None => Tensor::zeros([1], &device).inner(),
+            }
         });
-        Tensor::cat(terms.to_vec(), 0)
+        Tensor::cat(stacked.to_vec(), 0)
+    }
+
+    fn get(&self, term: Term) -> Option<&Tensor<1>> {
+        self.values.iter().find(|(t, _)| *t == term).map(|(_, v)| v)
+    }
+}
+
+impl std::ops::Index<Term> for Terms {
+    type Output = Tensor<1>;
+
+    /// A term the objective has; panics for one it does not.
+    fn index(&self, term: Term) -> &Tensor<1> {
+        self.get(term).unwrap_or_else(|| panic!("this objective has no {term:?} term"))
     }
 }
 
@@ -93,12 +100,23 @@ pub struct Heads {
     pub belief_log_likelihood: Tensor<1>,
 }
 
+impl Heads {
+    /// The value and belief heads' terms, for an objective's [`Terms`].
+    pub fn terms(&self) -> [(Term, Tensor<1>); 5] {
+        [
+            (Term::Value, self.value.clone()),
+            (Term::Belief, self.belief.clone()),
+            (Term::ValueCorrect, self.value_correct.clone()),
+            (Term::BeliefCorrect, self.belief_correct.clone()),
+            (Term::BeliefLogLikelihood, self.belief_log_likelihood.clone()),
+        ]
+    }
+}
+
 /// Runs `net` on `batch` and computes the [`Heads`].
 pub fn heads(net: &StrategoNet, batch: &Batch, device: &Device) -> Heads {
     let b = batch.size;
-    let channels = batch.planes.len() / (b * Square::COUNT).max(1);
-    let planes = Tensor::<3>::from_data(TensorData::new(batch.planes.clone(), [b, channels, Square::COUNT]), device);
-    let legal = Tensor::<2, Bool>::from_data(TensorData::new(batch.legal.clone(), [b, NUM_ACTIONS]), device);
+    let (planes, legal) = input_tensors(&batch.planes, &batch.legal, device);
     let output = net.forward(planes, legal);
     let log_pi = log_softmax(output.policy_logits.clone(), 1);
 
@@ -128,11 +146,11 @@ pub fn heads(net: &StrategoNet, batch: &Batch, device: &Device) -> Heads {
 }
 
 /// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
-pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Objective {
+pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Terms {
     let b = batch.size;
     let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
-    let Heads { log_pi, value, value_correct, belief, belief_correct, belief_log_likelihood, .. } =
-        heads(net, batch, device);
+    let heads = heads(net, batch, device);
+    let log_pi = heads.log_pi.clone();
     let pi = log_pi.clone().exp();
     let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
     let log_pi_action = log_pi.clone().gather(1, actions).reshape([b]);
@@ -159,29 +177,25 @@ pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, 
     // L_value (against the TD(lambda) targets) and L_belief: `heads`.
     let total = clip.clone()
         + magnet.clone().mul_scalar(tau)
-        + value.clone().mul_scalar(c.value_weight)
+        + heads.value.clone().mul_scalar(c.value_weight)
         + behaviour_kl.clone().mul_scalar(c.behaviour_kl)
-        + belief.clone().mul_scalar(c.belief_weight);
-    Objective {
-        size: b,
-        total,
-        clip,
-        magnet,
-        value,
-        behaviour_kl,
-        belief,
-        entropy,
-        clip_fraction,
-        value_correct,
-        belief_correct,
-        belief_log_likelihood,
-    }
+        + heads.belief.clone().mul_scalar(c.belief_weight);
+    let mut terms = vec![
+        (Term::Total, total),
+        (Term::Clip, clip),
+        (Term::Magnet, magnet),
+        (Term::BehaviourKl, behaviour_kl),
+        (Term::Entropy, entropy),
+        (Term::ClipFraction, clip_fraction),
+    ];
+    terms.extend(heads.terms());
+    Terms::new(b, terms)
 }
 
 #[cfg(test)]
 mod tests {
-    use stratego_engine::{Layout, Ruleset, VecEnv};
-    use stratego_model::{infer, Device, ModelConfig, StrategoNet};
+    use stratego_engine::{Layout, Ruleset, Square, VecEnv};
+    use stratego_model::{infer, Device, StrategoNet};
 
     use super::*;
 
@@ -192,7 +206,7 @@ mod tests {
     /// policy is the network's own (ratio 1), and the network's inference.
     fn fixture() -> (StrategoNet, Batch, stratego_model::Inference, Device) {
         let device = stratego_model::device("cpu").unwrap();
-        let net = StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), Layout::Compact, &device);
+        let net = StrategoNet::tiny(Layout::Compact, &device);
         let env = VecEnv::new(Ruleset::classic(), GAMES, 21).unwrap();
         let mut batch = Batch { size: GAMES, ..Batch::default() };
         batch.planes = vec![0.0; GAMES * Layout::Compact.size()];
@@ -237,17 +251,17 @@ mod tests {
         let (net, batch, _, device) = fixture();
         let o = objective(&net, &batch, 0.05, &LearnerConfig::default(), &device);
         let expected = -mean(ADVANTAGES);
-        assert!((scalar(&o.clip) - expected).abs() < 1e-5, "{} vs {expected}", scalar(&o.clip));
-        assert_eq!(scalar(&o.clip_fraction), 0.0);
-        assert!(scalar(&o.behaviour_kl).abs() < 1e-5, "{}", scalar(&o.behaviour_kl));
+        assert!((scalar(&o[Term::Clip]) - expected).abs() < 1e-5, "{} vs {expected}", scalar(&o[Term::Clip]));
+        assert_eq!(scalar(&o[Term::ClipFraction]), 0.0);
+        assert!(scalar(&o[Term::BehaviourKl]).abs() < 1e-5, "{}", scalar(&o[Term::BehaviourKl]));
     }
 
     #[test]
     fn clipping_engages_past_epsilon() {
         let (net, mut batch, _, device) = fixture();
         let c = LearnerConfig::default();
-        let clip_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device).clip);
-        let fraction_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device).clip_fraction);
+        let clip_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::Clip]);
+        let fraction_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::ClipFraction]);
         let at_ratio_one = batch.behaviour_log_prob.clone();
         // Ratio 1.5: gains are capped at 1 + eps, losses are not.
         batch.behaviour_log_prob = at_ratio_one.iter().map(|l| l - 1.5f32.ln()).collect();
@@ -271,16 +285,16 @@ mod tests {
         let c = LearnerConfig { value_weight: 0.7, behaviour_kl: 0.3, belief_weight: 2.0, ..LearnerConfig::default() };
         let tau = 0.05;
         let o = objective(&net, &batch, tau, &c, &device);
-        let expected = scalar(&o.clip)
-            + tau * scalar(&o.magnet)
-            + 0.7 * scalar(&o.value)
-            + 0.3 * scalar(&o.behaviour_kl)
-            + 2.0 * scalar(&o.belief);
-        assert!((scalar(&o.total) - expected).abs() < 1e-5);
+        let expected = scalar(&o[Term::Clip])
+            + tau * scalar(&o[Term::Magnet])
+            + 0.7 * scalar(&o[Term::Value])
+            + 0.3 * scalar(&o[Term::BehaviourKl])
+            + 2.0 * scalar(&o[Term::Belief]);
+        assert!((scalar(&o[Term::Total]) - expected).abs() < 1e-5);
         // KL(pi || uniform over n legal actions) = ln n - H(pi).
         let log_n = mean(batch.legal.chunks(NUM_ACTIONS).map(|row| (row.iter().filter(|&&l| l).count() as f32).ln()));
-        assert!((scalar(&o.magnet) - (log_n - scalar(&o.entropy))).abs() < 1e-4);
-        assert!(scalar(&o.entropy) > 0.0 && scalar(&o.magnet) >= -1e-6);
+        assert!((scalar(&o[Term::Magnet]) - (log_n - scalar(&o[Term::Entropy]))).abs() < 1e-4);
+        assert!(scalar(&o[Term::Entropy]) > 0.0 && scalar(&o[Term::Magnet]) >= -1e-6);
     }
 
     /// The device sums agree with the same figures computed on the host
@@ -293,8 +307,8 @@ mod tests {
         let sums = o.sums(norm).into_data().try_to_vec::<f32>().unwrap();
         assert_eq!(sums.len(), Term::COUNT);
         let n = GAMES as f32;
-        assert!((sums[Term::Clip.index()] - n * scalar(&o.clip)).abs() < 1e-5);
-        assert!((sums[Term::Belief.index()] - n * scalar(&o.belief)).abs() < 1e-4);
+        assert!((sums[Term::Clip.index()] - n * scalar(&o[Term::Clip])).abs() < 1e-5);
+        assert!((sums[Term::Belief.index()] - n * scalar(&o[Term::Belief])).abs() < 1e-4);
         assert_eq!(sums[Term::GradNorm.index()], 3.0 * n);
 
         let mut value_correct = 0.0;
@@ -322,6 +336,6 @@ mod tests {
         assert_eq!(sums[Term::BeliefCorrect.index()], correct);
         let ll = sums[Term::BeliefLogLikelihood.index()];
         assert!((ll - log_likelihood).abs() < 1e-3 * hidden, "{ll} vs {log_likelihood}");
-        assert!((scalar(&o.belief) + log_likelihood / hidden).abs() < 1e-3);
+        assert!((scalar(&o[Term::Belief]) + log_likelihood / hidden).abs() < 1e-3);
     }
 }

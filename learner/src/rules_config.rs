@@ -1,6 +1,15 @@
-//! The `[rules]` table of a training config: the ruleset switches, named as
-//! for `stratego play`, each defaulting to the engine's `Ruleset::classic()`
-//! (docs/RULES.md), so the default ruleset is written once, in the engine.
+//! How a config names its ruleset, the one reader for both trainers' files
+//! (`game.rules` of a network config, `rules` of an n-tuple config):
+//!
+//! ```toml
+//! rules = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=200,max-battleless=200"
+//! ```
+//!
+//! the ruleset's canonical text, the syntax a config is written back with
+//! (a run's `config.toml`, a table file's note). A config may also spell it
+//! as a table of the switches, as n-tuple configs were first written and
+//! `stratego play` names them; each missing key takes the classic value
+//! (`Ruleset::classic()`, docs/RULES.md):
 //!
 //! ```toml
 //! [rules]
@@ -11,104 +20,141 @@
 //! max-battleless = 200
 //! ```
 //!
-//! The network trainer names its ruleset by canonical text instead
-//! (`game.rules = "stratego-rules-v1:..."`, default
-//! `Ruleset::classic().canonical()`); both resolve to the same `Ruleset`.
+//! The table is checked as strictly as the text: unknown keys, a piece set
+//! or switch that does not exist, and a ruleset the engine refuses are errors
+//! naming the key, when the file is read. Use it with
+//! `#[serde(with = "crate::rules_config")]` on a `Ruleset` field.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serializer};
 use stratego_engine::{PieceSet, Ruleset};
 
-/// The ruleset switches of a config; a missing key takes the classic value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
-pub struct RulesConfig {
-    /// `classic` or `barrage`.
-    pub pieces: String,
-    /// The two-square limit (0 turns the rule off).
-    pub two_square: u8,
-    /// The more-squares (chasing) rule: `on` or `off`.
-    pub chase: String,
-    pub max_plies: u32,
-    pub max_battleless: u32,
+/// Writes the ruleset as its canonical text.
+pub fn serialize<S: Serializer>(rules: &Ruleset, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&rules.canonical())
 }
 
-impl Default for RulesConfig {
-    fn default() -> Self {
-        RulesConfig::from(&Ruleset::classic())
+/// Reads the canonical text or the table, checked.
+pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Ruleset, D::Error> {
+    d.deserialize_any(RulesVisitor)
+}
+
+struct RulesVisitor;
+
+impl<'de> Visitor<'de> for RulesVisitor {
+    type Value = Ruleset;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a ruleset's canonical text (`stratego-rules-v1:...`) or a table of its switches")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Ruleset, E> {
+        let rules: Ruleset = text.parse().map_err(E::custom)?;
+        rules.validate().map_err(E::custom)?;
+        Ok(rules)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Ruleset, A::Error> {
+        let table = RulesTable::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        let rules = Ruleset {
+            piece_set: table.pieces.0,
+            two_square_limit: table.two_square,
+            chase_rule: table.chase == Switch::On,
+            max_plies: table.max_plies,
+            max_battleless_plies: table.max_battleless,
+        };
+        rules.validate().map_err(de::Error::custom)?;
+        Ok(rules)
     }
 }
 
-impl From<&Ruleset> for RulesConfig {
-    fn from(rules: &Ruleset) -> Self {
-        RulesConfig {
-            pieces: rules.piece_set.name().into(),
-            two_square: rules.two_square_limit,
-            chase: if rules.chase_rule { "on" } else { "off" }.into(),
-            max_plies: rules.max_plies,
-            max_battleless: rules.max_battleless_plies,
+/// The table spelling; a missing key takes the classic value.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default, rename_all = "kebab-case")]
+struct RulesTable {
+    pieces: Pieces,
+    two_square: u8,
+    chase: Switch,
+    max_plies: u32,
+    max_battleless: u32,
+}
+
+impl Default for RulesTable {
+    fn default() -> Self {
+        let classic = Ruleset::classic();
+        RulesTable {
+            pieces: Pieces(classic.piece_set),
+            two_square: classic.two_square_limit,
+            chase: if classic.chase_rule { Switch::On } else { Switch::Off },
+            max_plies: classic.max_plies,
+            max_battleless: classic.max_battleless_plies,
         }
     }
 }
 
-impl RulesConfig {
-    /// The ruleset, checked; an error names the key (`rules.pieces`, ...).
-    pub fn ruleset(&self) -> Result<Ruleset, String> {
-        let piece_set = PieceSet::from_name(&self.pieces).ok_or_else(|| {
-            format!("invalid value `{}` for `rules.pieces`: expected `classic` or `barrage`", self.pieces)
-        })?;
-        let chase_rule = match self.chase.as_str() {
-            "on" => true,
-            "off" => false,
-            other => return Err(format!("invalid value `{other}` for `rules.chase`: expected `on` or `off`")),
-        };
-        let rules = Ruleset {
-            piece_set,
-            two_square_limit: self.two_square,
-            chase_rule,
-            max_plies: self.max_plies,
-            max_battleless_plies: self.max_battleless,
-        };
-        rules.validate().map_err(|e| format!("invalid `[rules]`: {e}"))?;
-        Ok(rules)
+/// A piece set by its name (`classic`, `barrage`).
+struct Pieces(PieceSet);
+
+impl<'de> Deserialize<'de> for Pieces {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Pieces, D::Error> {
+        let name = String::deserialize(d)?;
+        PieceSet::from_name(&name)
+            .map(Pieces)
+            .ok_or_else(|| de::Error::custom(format!("unknown piece set `{name}`: expected `classic` or `barrage`")))
     }
+}
+
+#[derive(Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Switch {
+    On,
+    Off,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[derive(Debug, Deserialize)]
+    #[derive(Debug, Deserialize, serde::Serialize)]
     struct Holder {
-        #[serde(default)]
-        rules: RulesConfig,
+        #[serde(with = "super", default = "Ruleset::classic")]
+        rules: Ruleset,
     }
 
     fn parse(text: &str) -> Result<Ruleset, String> {
-        toml::from_str::<Holder>(text).map_err(|e| e.to_string())?.rules.ruleset()
+        toml::from_str::<Holder>(text).map(|h| h.rules).map_err(|e| stratego_evaluation::toml_line::one_line(text, e))
     }
 
     #[test]
-    fn the_defaults_are_the_classic_rules_and_a_key_changes_only_itself() {
-        assert_eq!(RulesConfig::default().ruleset().unwrap(), Ruleset::classic());
+    fn the_table_and_the_text_read_the_same_rules_and_the_text_is_written() {
         assert_eq!(parse("").unwrap(), Ruleset::classic());
+        assert_eq!(parse("[rules]\n").unwrap(), Ruleset::classic());
         assert_eq!(parse("[rules]\npieces = \"barrage\"\n").unwrap(), Ruleset::barrage());
         let short = parse("[rules]\nmax-plies = 200\nchase = \"off\"\n").unwrap();
         assert_eq!(short, Ruleset { max_plies: 200, chase_rule: false, ..Ruleset::classic() });
         for rules in [Ruleset::classic(), Ruleset::barrage(), short] {
-            assert_eq!(RulesConfig::from(&rules).ruleset().unwrap(), rules);
+            let written = toml::to_string(&Holder { rules }).unwrap();
+            assert_eq!(written, format!("rules = \"{}\"\n", rules.canonical()));
+            assert_eq!(parse(&written).unwrap(), rules);
         }
     }
 
     #[test]
     fn bad_values_name_their_key() {
         for (text, key) in [
-            ("[rules]\npieces = \"mini\"\n", "`rules.pieces`"),
-            ("[rules]\nchase = \"sometimes\"\n", "`rules.chase`"),
-            ("[rules]\ntwo-square = 99\n", "`[rules]`"),
+            ("[rules]\npieces = \"mini\"\n", "`rules.pieces`: unknown piece set `mini`"),
+            ("[rules]\nchase = \"sometimes\"\n", "`rules.chase`: unknown variant `sometimes`"),
+            ("[rules]\ntwo-square = 99\n", "`rules`"),
             ("[rules]\ntwo_square = 3\n", "unknown field `two_square`"),
+            ("[rules]\nmax-plies = -1\n", "`rules.max-plies`"),
+            ("rules = \"stratego-rules-v1:pieces=mini\"\n", "`rules`"),
+            ("rules = 3\n", "`rules`: invalid type: integer `3`, expected a ruleset's canonical text"),
         ] {
             let e = parse(text).unwrap_err();
             assert!(e.contains(key), "{text:?} gave {e}");
+            assert!(!e.contains('\n'), "{e}");
         }
     }
 }

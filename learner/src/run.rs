@@ -249,12 +249,12 @@ impl RunDir {
             return Ok(());
         }
         let key = crate::config::first_difference(&then, &self.resolved);
-        Err(TrainError::Config(format!(
-            "{} resolves to another config than checkpoint {} was written under: `{key}` differs (restore the \
-             file, or start a new run whose `run.init` is the checkpoint's model.safetensors)",
-            self.dir.config_path().display(),
-            checkpoint.display()
-        )))
+        Err(TrainError::ConfigChanged {
+            config: self.dir.config_path(),
+            checkpoint: checkpoint.to_path_buf(),
+            key,
+            remedy: "restore the file, or start a new run whose `run.init` is the checkpoint's model.safetensors",
+        })
     }
 
     /// The newest complete checkpoint that verifies, saying on stderr which

@@ -111,6 +111,18 @@ pub struct Batch {
     pub hidden_squares: u64,
 }
 
+impl Batch {
+    /// Adds a sample's observation: its planes, belief targets and the
+    /// counting prior's fit (what every batch, RL or warm start, holds).
+    pub(crate) fn push_encoded(&mut self, e: &Encoded) {
+        self.planes.extend_from_slice(&e.planes);
+        self.belief_targets.extend_from_slice(&e.belief);
+        self.prior_log_likelihood += e.prior_log_likelihood;
+        self.prior_correct += e.prior_correct;
+        self.hidden_squares += e.hidden;
+    }
+}
+
 /// Probabilities below this are clamped before taking logs: a sampled
 /// policy can give a legal action an exact zero after underflow.
 const MIN_PROB: f32 = 1e-8;
@@ -184,35 +196,45 @@ fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result
     replay_at(&game.record, plies, |_, _, state, history| encode_state(state, history, layout))
 }
 
+/// Rebuilds what is wanted at the `(game, ply)` positions `at`, in the
+/// order of `at`: each game is replayed once (games in parallel) by
+/// `replay(game, plies)`, which returns one item per ply of `plies`
+/// (ascending). The RL batches and the warm start's batches both come
+/// through here.
+pub fn by_game<T: Send>(
+    at: &[(usize, usize)],
+    replay: impl Fn(usize, &[usize]) -> Result<Vec<T>, TrainError> + Sync,
+) -> Result<Vec<T>, TrainError> {
+    let mut order: Vec<usize> = (0..at.len()).collect();
+    order.sort_by_key(|&i| at[i]);
+    let groups: Vec<&[usize]> = order.chunk_by(|&a, &b| at[a].0 == at[b].0).collect();
+    let replayed: Vec<Vec<T>> = groups
+        .par_iter()
+        .map(|group| {
+            let plies: Vec<usize> = group.iter().map(|&i| at[i].1).collect();
+            replay(at[group[0]].0, &plies)
+        })
+        .collect::<Result<_, _>>()?;
+    let mut slot: Vec<Option<T>> = (0..at.len()).map(|_| None).collect();
+    for (group, items) in groups.iter().zip(replayed) {
+        for (&i, item) in group.iter().zip(items) {
+            slot[i] = Some(item);
+        }
+    }
+    Ok(slot.into_iter().map(|item| item.expect("every position was replayed")).collect())
+}
+
 /// Encodes `samples` (observations rebuilt from their games, in parallel
 /// over games) into one batch.
 pub fn encode(games: &[GameTrajectory], samples: &[Sample], layout: Layout) -> Result<Batch, TrainError> {
-    // Group the samples by game so that each game is replayed once.
-    let mut order: Vec<usize> = (0..samples.len()).collect();
-    order.sort_by_key(|&i| (samples[i].game, samples[i].ply));
-    let groups: Vec<&[usize]> = order.chunk_by(|&a, &b| samples[a].game == samples[b].game).collect();
-    let encoded: Vec<Vec<Encoded>> = groups
-        .par_iter()
-        .map(|group| {
-            let game = &games[samples[group[0]].game];
-            let plies: Vec<usize> = group.iter().map(|&i| samples[i].ply).collect();
-            encode_game(game, &plies, layout)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut slot: Vec<Option<Encoded>> = (0..samples.len()).map(|_| None).collect();
-    for (group, encs) in groups.iter().zip(encoded) {
-        for (&i, e) in group.iter().zip(encs) {
-            slot[i] = Some(e);
-        }
-    }
-
+    let at: Vec<(usize, usize)> = samples.iter().map(|s| (s.game, s.ply)).collect();
+    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout))?;
     let mut batch = Batch { size: samples.len(), ..Batch::default() };
-    for (sample, encoded) in samples.iter().zip(slot) {
-        let e = encoded.expect("every sample was encoded");
+    for (sample, e) in samples.iter().zip(encoded) {
         let decision = games[sample.game]
             .decision_at(sample.ply)
             .ok_or_else(|| TrainError::Data(format!("the network did not play ply {} of its game", sample.ply)))?;
-        batch.planes.extend_from_slice(&e.planes);
+        batch.push_encoded(&e);
         let mut legal = vec![false; NUM_ACTIONS];
         let mut behaviour_log = vec![0.0f32; NUM_ACTIONS];
         let mut magnet_log = vec![0.0f32; NUM_ACTIONS];
@@ -230,10 +252,6 @@ pub fn encode(games: &[GameTrajectory], samples: &[Sample], layout: Layout) -> R
         batch.value_targets.extend_from_slice(&sample.value_target);
         batch.advantages.push(sample.advantage);
         batch.results.push(sample.result);
-        batch.belief_targets.extend_from_slice(&e.belief);
-        batch.prior_log_likelihood += e.prior_log_likelihood;
-        batch.prior_correct += e.prior_correct;
-        batch.hidden_squares += e.hidden;
     }
     Ok(batch)
 }

@@ -30,7 +30,6 @@ use std::time::{Duration, Instant};
 
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
-use burn::tensor::Tensor;
 use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -49,7 +48,7 @@ use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
 use crate::samples::{encode, is_stale, minibatches, select};
-use crate::step::{optimizer, sgd_step};
+use crate::step::{optimizer, sgd_step, DeviceSums};
 use crate::weights::update_average;
 use crate::TrainError;
 
@@ -104,7 +103,7 @@ pub fn start_selfplay(
     let opponents = s
         .opponents
         .iter()
-        .map(|spec| registry.factory(spec).map_err(|e| TrainError::Config(format!("`selfplay.opponents`: {e}"))))
+        .map(|spec| registry.factory(spec).map_err(|e| TrainError::config("selfplay.opponents", e)))
         .collect::<Result<Vec<_>, _>>()?;
     let actor_config = ActorConfig {
         rules,
@@ -339,7 +338,7 @@ impl Learner {
         let tau = l.magnet.at(t) as f32;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
         let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
-        let mut sums: Option<Tensor<1>> = None;
+        let mut sums = DeviceSums::default();
         // The steps consume the weights and give them back: on an error
         // (a game that cannot be encoded) they are put back as they stand.
         let mut net = self.net.take().expect("the weights are put back after every iteration");
@@ -355,10 +354,7 @@ impl Learner {
                 };
                 let step_sums;
                 (net, step_sums) = sgd_step(net, &mut self.optimizer, &batch, tau, lr, l, &self.device);
-                sums = Some(match sums.take() {
-                    Some(sums) => sums + step_sums,
-                    None => step_sums,
-                });
+                sums.add(step_sums);
                 it.samples += batch.size as f64;
                 it.hidden_squares += batch.hidden_squares as f64;
                 it.prior_log_likelihood += batch.prior_log_likelihood;
@@ -368,11 +364,8 @@ impl Learner {
         self.net = Some(net);
         stepped?;
         // The one read-back of the iteration.
-        if let Some(sums) = sums {
-            let sums = sums.into_data().try_to_vec::<f32>().map_err(|e| TrainError::Data(format!("{e:?}")))?;
-            for term in Term::ALL {
-                it.sums[term.index()] = sums[term.index()] as f64;
-            }
+        if let Some(sums) = sums.read()? {
+            it.sums = sums;
             // A non-finite loss or gradient would poison the weights, the
             // average and every later checkpoint: stop before any of them is
             // written, and say so in the log too.
@@ -570,7 +563,7 @@ mod tests {
     fn an_actor_panic_ends_collecting_and_is_the_error() {
         let device = stratego_model::device("cpu").unwrap();
         let layout = stratego_engine::Layout::Compact;
-        let net = StrategoNet::new(&stratego_model::ModelConfig::preset("tiny").unwrap(), layout, &device);
+        let net = StrategoNet::tiny(layout, &device);
         let service = InferenceService::start(net, 0, layout, device, 256);
         let rules = Ruleset { max_plies: 30, ..Ruleset::classic() };
         let config = ActorConfig {

@@ -91,14 +91,14 @@ pub fn update_average(average: StrategoNet, current: &StrategoNet, decay: f32) -
 
 #[cfg(test)]
 mod tests {
-    use burn::tensor::{Bool, TensorData};
-    use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
-    use stratego_model::{Device, ModelConfig};
+    use burn::tensor::Tensor;
+    use stratego_engine::{Layout, Ruleset, VecEnv};
+    use stratego_model::Device;
 
     use super::*;
 
     fn tiny(device: &Device) -> StrategoNet {
-        StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), Layout::Compact, device)
+        StrategoNet::tiny(Layout::Compact, device)
     }
 
     /// Every float parameter's values, in visiting order.
@@ -130,12 +130,7 @@ mod tests {
         let device = stratego_model::device("cpu").unwrap().autodiff();
         let net = tiny(&device);
         let env = VecEnv::new(Ruleset::classic(), 2, 3).unwrap();
-        let mut planes = vec![0.0; 2 * Layout::Compact.size()];
-        let mut legal = vec![false; 2 * NUM_ACTIONS];
-        env.observe(Layout::Compact, &mut planes).unwrap();
-        env.legal_mask(&mut legal).unwrap();
-        let x = Tensor::<3>::from_data(TensorData::new(planes, [2, Layout::Compact.channels(), 100]), &device);
-        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal, [2, NUM_ACTIONS]), &device);
+        let (x, mask) = stratego_model::Observed::of(&env, Layout::Compact).tensors(&device);
         let out = net.forward(x, mask);
         let loss = out.value_logits.powi_scalar(2).sum() + out.belief_logits.sum().mul_scalar(0.01);
         let grads = GradientsParams::from_grads(loss.backward(), &net);

@@ -6,13 +6,12 @@
 use std::path::Path;
 
 use burn::module::Module;
-use burn::tensor::{Bool, Tensor, TensorData};
-use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
+use stratego_engine::{Layout, Ruleset, VecEnv};
 use stratego_learner::diagnostics::PRETRAIN_DIAGNOSTICS;
 use stratego_learner::run::{restore, RunDir};
 use stratego_learner::step::optimizer;
 use stratego_learner::{train, TrainConfig, TrainOptions};
-use stratego_model::{CheckpointMeta, StrategoNet};
+use stratego_model::{CheckpointMeta, Observed, StrategoNet};
 
 const CONFIG: &str = r#"
 [run]
@@ -54,13 +53,7 @@ fn outputs(path: &Path, rules: &Ruleset) -> Vec<f32> {
 
 fn logits(net: &StrategoNet, rules: &Ruleset) -> Vec<f32> {
     let device = stratego_model::device("cpu").unwrap();
-    let env = VecEnv::new(*rules, 3, 7).unwrap();
-    let mut planes = vec![0.0; 3 * Layout::Compact.size()];
-    let mut legal = vec![false; 3 * NUM_ACTIONS];
-    env.observe(Layout::Compact, &mut planes).unwrap();
-    env.legal_mask(&mut legal).unwrap();
-    let x = Tensor::<3>::from_data(TensorData::new(planes, [3, Layout::Compact.channels(), 100]), &device);
-    let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal, [3, NUM_ACTIONS]), &device);
+    let (x, mask) = Observed::of(&VecEnv::new(*rules, 3, 7).unwrap(), Layout::Compact).tensors(&device);
     net.forward(x, mask).value_logits.into_data().try_to_vec::<f32>().unwrap()
 }
 

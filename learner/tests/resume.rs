@@ -5,11 +5,11 @@
 
 use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams};
-use burn::tensor::{Bool, Int, Tensor, TensorData};
+use burn::tensor::{Int, Tensor, TensorData};
 use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
 use stratego_learner::run::{restore, Counters, RunDir};
 use stratego_learner::TrainConfig;
-use stratego_model::{device, loss_terms, CheckpointMeta, ModelConfig, StrategoNet};
+use stratego_model::{device, loss_terms, CheckpointMeta, ModelConfig, Observed, StrategoNet};
 
 #[test]
 fn a_restored_checkpoint_continues_exactly() {
@@ -19,33 +19,19 @@ fn a_restored_checkpoint_continues_exactly() {
     let layout = Layout::Compact;
     let config = ModelConfig::preset("tiny").unwrap();
     let games = 4;
-    let env = VecEnv::new(Ruleset::classic(), games, 9).unwrap();
-    let mut planes = vec![0.0; games * layout.size()];
-    let mut legal = vec![false; games * NUM_ACTIONS];
-    let mut belief = vec![0; games * 100];
-    env.observe(layout, &mut planes).unwrap();
-    env.legal_mask(&mut legal).unwrap();
-    env.belief_targets(&mut belief).unwrap();
-    let uniform: Vec<f32> = legal
-        .chunks(NUM_ACTIONS)
-        .flat_map(|row| {
-            let n = row.iter().filter(|&&l| l).count() as f32;
-            row.iter().map(move |&l| if l { 1.0 / n } else { 0.0 })
-        })
-        .collect();
+    let observed = Observed::of(&VecEnv::new(Ruleset::classic(), games, 9).unwrap(), layout);
+    let uniform = observed.uniform_policy();
     let step = |net: StrategoNet, optim: &mut burn::optim::ModuleOptimizer| {
-        let x = Tensor::<3>::from_data(TensorData::new(planes.clone(), [games, layout.channels(), 100]), &dev);
-        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [games, NUM_ACTIONS]), &dev);
+        let (x, mask) = observed.tensors(&dev);
         let out = net.forward(x, mask);
         let target = Tensor::<2>::from_data(TensorData::new(uniform.clone(), [games, NUM_ACTIONS]), &dev);
         let outcome = Tensor::<1, Int>::from_data(TensorData::new(vec![2i64, 0, 1, 2], [games]), &dev);
-        let loss = loss_terms(&out, target, outcome, &belief).total(1.0);
+        let loss = loss_terms(&out, target, outcome, &observed.belief_targets).total(1.0);
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         optim.step(1e-3, net, grads)
     };
     let weights = |net: &StrategoNet| {
-        let x = Tensor::<3>::from_data(TensorData::new(planes.clone(), [games, layout.channels(), 100]), &plain);
-        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [games, NUM_ACTIONS]), &plain);
+        let (x, mask) = observed.tensors(&plain);
         net.valid().forward(x, mask).value_logits.into_data().try_to_vec::<f32>().unwrap()
     };
 

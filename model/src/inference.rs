@@ -1,11 +1,12 @@
 //! Batched inference on the engine's buffers, and choosing an action.
 
 use burn::tensor::activation::softmax;
-use burn::tensor::{Bool, Device, Tensor, TensorData};
+use burn::tensor::Device;
 use rand::Rng;
 use stratego_engine::{Layout, Square, NUM_ACTIONS};
 
 use crate::error::ModelError;
+use crate::inputs::input_tensors;
 use crate::network::{StrategoNet, LOSS, WIN};
 use crate::tokens::{token_cells, SQUARE_TOKENS, TYPES};
 
@@ -64,8 +65,7 @@ pub fn infer(
     if let Some(i) = (0..batch).find(|&i| !legal[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS].iter().any(|&l| l)) {
         return Err(ModelError::Input(format!("game {i} of the batch has no legal action")));
     }
-    let x = Tensor::<3>::from_data(TensorData::new(planes.to_vec(), [batch, layout.channels(), Square::COUNT]), device);
-    let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.to_vec(), [batch, NUM_ACTIONS]), device);
+    let (x, mask) = input_tensors(planes, legal, device);
     let out = net.forward(x, mask.clone());
     // Softmax leaves exp(-1e9 - max) = 0 on masked logits; the mask makes it exact.
     let policy = softmax(out.policy_logits, 1).mask_fill(mask.bool_not(), 0.0);

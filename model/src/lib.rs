@@ -9,6 +9,7 @@ pub mod config;
 pub mod device;
 pub mod error;
 pub mod inference;
+pub mod inputs;
 pub mod loss;
 pub mod network;
 pub mod tokens;
@@ -18,6 +19,7 @@ pub use config::{ModelConfig, PRESETS};
 pub use device::device;
 pub use error::ModelError;
 pub use inference::{choose_action, infer, Inference};
+pub use inputs::{input_tensors, Observed};
 pub use loss::{belief_cross_entropy, belief_fit, loss_terms, value_cross_entropy, BeliefFit, LossTerms};
 pub use network::{NetOutput, StrategoNet, DRAW, LOSS, MASKED_LOGIT, WIN};
 

@@ -59,6 +59,12 @@ pub struct NetOutput {
 }
 
 impl StrategoNet {
+    /// A fresh network of the `tiny` preset, the smallest: what smoke runs
+    /// and the tests of every crate train and play with.
+    pub fn tiny(layout: Layout, device: &Device) -> StrategoNet {
+        StrategoNet::new(&ModelConfig::preset("tiny").expect("the tiny preset exists"), layout, device)
+    }
+
     /// A freshly initialised network over the planes of `layout`.
     pub fn new(config: &ModelConfig, layout: Layout, device: &Device) -> StrategoNet {
         let d = config.d_model;

@@ -3,10 +3,11 @@
 use std::time::Instant;
 
 use burn::optim::{AdamWConfig, GradientsParams};
-use burn::tensor::{Bool, Device, Int, Tensor, TensorData};
-use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use stratego_engine::{Layout, Ruleset, NUM_ACTIONS};
 
 use crate::config::ModelConfig;
+use crate::inputs::Observed;
 use crate::loss::loss_terms;
 use crate::network::StrategoNet;
 
@@ -20,32 +21,10 @@ pub fn measure_model(
     iterations: usize,
     device: &Device,
 ) -> (f64, f64) {
-    let mut env = VecEnv::new(Ruleset::classic(), batch, 1).expect("a valid batch");
-    let mut actions = vec![0u16; batch];
-    let mut finished = Vec::new();
-    for _ in 0..20 {
-        env.sample_actions(&mut actions).expect("sized");
-        env.step(&actions, &mut finished).expect("legal");
-    }
-    let mut planes = vec![0.0; batch * layout.size()];
-    let mut legal = vec![false; batch * NUM_ACTIONS];
-    let mut targets = vec![0; batch * 100];
-    env.observe(layout, &mut planes).expect("sized");
-    env.legal_mask(&mut legal).expect("sized");
-    env.belief_targets(&mut targets).expect("sized");
-    let policy_target: Vec<f32> = legal
-        .chunks(NUM_ACTIONS)
-        .flat_map(|row| {
-            let n = row.iter().filter(|&&l| l).count() as f32;
-            row.iter().map(move |&l| if l { 1.0 / n } else { 0.0 })
-        })
-        .collect();
-    let inputs = |device: &Device| {
-        (
-            Tensor::<3>::from_data(TensorData::new(planes.clone(), [batch, layout.channels(), 100]), device),
-            Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [batch, NUM_ACTIONS]), device),
-        )
-    };
+    let observed = Observed::after_random_plies(Ruleset::classic(), batch, 1, 20, layout);
+    let policy_target = observed.uniform_policy();
+    let targets = observed.belief_targets.clone();
+    let inputs = |device: &Device| observed.tensors(device);
     let median = |mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]

@@ -11,16 +11,18 @@ use stratego_model::checkpoint::LAYOUT_IDS_BEFORE_IDS;
 use stratego_model::{device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, StrategoNet};
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = stratego_testkit::scratch_dir(&format!("model-{name}"));
-    dir
+    stratego_testkit::scratch_dir(&format!("model-{name}"))
 }
 
-fn write_checkpoint(layout: Layout, path: &Path) -> CheckpointMeta {
+/// A tiny network of `layout` saved as `dir/LAYOUT.safetensors`: its path
+/// and metadata.
+fn write_checkpoint(layout: Layout, dir: &Path) -> (PathBuf, CheckpointMeta) {
+    let path = dir.join(format!("{layout}.safetensors"));
     let config = ModelConfig::preset("tiny").unwrap();
     let net = StrategoNet::new(&config, layout, &device("cpu").unwrap());
     let meta = CheckpointMeta { config, layout, rules: Ruleset::classic(), step: 5 };
-    save(&net, &meta, path).unwrap();
-    meta
+    save(&net, &meta, &path).unwrap();
+    (path, meta)
 }
 
 fn metadata(path: &Path) -> HashMap<String, String> {
@@ -43,8 +45,7 @@ fn with_metadata(from: &Path, to: &Path, edit: impl FnOnce(&mut HashMap<String, 
 fn checkpoints_store_the_layout_identity_and_round_trip() {
     let dir = temp_dir("layout-id");
     for layout in Layout::ALL {
-        let path = dir.join(format!("{layout}.safetensors"));
-        let meta = write_checkpoint(layout, &path);
+        let (path, meta) = write_checkpoint(layout, &dir);
         let stored = metadata(&path);
         assert_eq!(stored["stratego.layout"], layout.name());
         assert_eq!(stored["stratego.layout_id"], layout.identity().to_string());
@@ -65,8 +66,7 @@ fn another_layout_version_or_hash_is_refused_naming_both() {
     let dir = temp_dir("layout-id-refused");
     let dev = device("cpu").unwrap();
     for layout in Layout::ALL {
-        let path = dir.join(format!("{layout}.safetensors"));
-        write_checkpoint(layout, &path);
+        let (path, _) = write_checkpoint(layout, &dir);
         let current = layout.identity();
         let other_version = LayoutId { version: current.version + 1, ..current.clone() };
         let other_hash = LayoutId {
@@ -92,8 +92,7 @@ fn another_layout_version_or_hash_is_refused_naming_both() {
 #[test]
 fn a_bad_or_mismatched_layout_id_is_refused() {
     let dir = temp_dir("layout-id-bad");
-    let path = dir.join("compact.safetensors");
-    write_checkpoint(Layout::Compact, &path);
+    let (path, _) = write_checkpoint(Layout::Compact, &dir);
     let edited = dir.join("edited.safetensors");
     with_metadata(&path, &edited, |m| {
         m.insert("stratego.layout_id".into(), Layout::Full.identity().to_string());
@@ -116,8 +115,7 @@ fn a_bad_or_mismatched_layout_id_is_refused() {
 fn a_checkpoint_without_an_identity_is_read_as_version_1() {
     let dir = temp_dir("layout-id-legacy");
     for layout in Layout::ALL {
-        let path = dir.join(format!("{layout}.safetensors"));
-        let meta = write_checkpoint(layout, &path);
+        let (path, meta) = write_checkpoint(layout, &dir);
         let old = dir.join(format!("{layout}-old.safetensors"));
         with_metadata(&path, &old, |m| {
             m.remove("stratego.layout_id");

@@ -1,28 +1,18 @@
 //! The network, its heads, checkpoints and one training step.
 
 use burn::optim::{AdamWConfig, GradientsParams};
-use burn::tensor::{Bool, Int, Tensor, TensorData};
+use burn::tensor::{Int, Tensor, TensorData};
 use rand::SeedableRng;
-use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
+use stratego_engine::{Layout, Ruleset, NUM_ACTIONS};
 use stratego_model::loss::loss_terms;
-use stratego_model::{device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, StrategoNet, PRESETS};
+use stratego_model::{
+    device, infer, load, read_meta, save, CheckpointMeta, ModelConfig, Observed, StrategoNet, PRESETS,
+};
 
 /// A batch from real games: planes, legal masks and belief targets.
 fn batch(layout: Layout, games: usize, seed: u64) -> (Vec<f32>, Vec<bool>, Vec<i32>) {
-    let mut env = VecEnv::new(Ruleset::classic(), games, seed).unwrap();
-    let mut actions = vec![0u16; games];
-    let mut finished = Vec::new();
-    for _ in 0..30 {
-        env.sample_actions(&mut actions).unwrap();
-        env.step(&actions, &mut finished).unwrap();
-    }
-    let mut planes = vec![0.0; games * layout.size()];
-    let mut legal = vec![false; games * NUM_ACTIONS];
-    let mut targets = vec![0; games * 100];
-    env.observe(layout, &mut planes).unwrap();
-    env.legal_mask(&mut legal).unwrap();
-    env.belief_targets(&mut targets).unwrap();
-    (planes, legal, targets)
+    let observed = Observed::after_random_plies(Ruleset::classic(), games, seed, 30, layout);
+    (observed.planes, observed.legal, observed.belief_targets)
 }
 
 #[test]
@@ -75,9 +65,7 @@ fn checkpoints_round_trip_and_refuse_mismatches() {
     assert!(!dir.join("net.safetensors.partial").exists(), "no temporary file is left");
     assert_eq!(read_meta(&path).unwrap(), meta);
     // A symlink planted under the temporary name is not written through.
-    let bystander = dir.join("bystander.txt");
-    std::fs::write(&bystander, "untouched").unwrap();
-    std::os::unix::fs::symlink(&bystander, dir.join("net.safetensors.partial")).unwrap();
+    let bystander = stratego_testkit::planted_link(&dir, "net.safetensors.partial", "untouched");
     save(&net, &meta, &path).unwrap();
     assert_eq!(std::fs::read_to_string(&bystander).unwrap(), "untouched");
     // The same network makes the same file, byte for byte, every time.
@@ -113,29 +101,19 @@ fn one_optimizer_step_lowers_the_loss_on_a_fixed_batch() {
     let dev = device("cpu").unwrap().autodiff();
     dev.seed(7);
     let layout = Layout::Compact;
-    let config = ModelConfig::preset("tiny").unwrap();
-    let mut net = StrategoNet::new(&config, layout, &dev);
+    let mut net = StrategoNet::tiny(layout, &dev);
     let games = 8;
-    let (planes, legal, targets) = batch(layout, games, 5);
+    let observed = Observed::after_random_plies(Ruleset::classic(), games, 5, 30, layout);
+    let targets = &observed.belief_targets;
     // Target: uniform over legal moves; outcome: alternate win / loss.
-    let mut policy_target = vec![0.0f32; games * NUM_ACTIONS];
-    for i in 0..games {
-        let row = &legal[i * NUM_ACTIONS..(i + 1) * NUM_ACTIONS];
-        let n = row.iter().filter(|&&l| l).count() as f32;
-        for a in 0..NUM_ACTIONS {
-            if row[a] {
-                policy_target[i * NUM_ACTIONS + a] = 1.0 / n;
-            }
-        }
-    }
+    let policy_target = observed.uniform_policy();
     let outcomes: Vec<i64> = (0..games).map(|i| if i % 2 == 0 { 2 } else { 0 }).collect();
     let loss_of = |net: &StrategoNet| {
-        let x = Tensor::<3>::from_data(TensorData::new(planes.clone(), [games, layout.channels(), 100]), &dev);
-        let mask = Tensor::<2, Bool>::from_data(TensorData::new(legal.clone(), [games, NUM_ACTIONS]), &dev);
+        let (x, mask) = observed.tensors(&dev);
         let out = net.forward(x, mask);
         let target = Tensor::<2>::from_data(TensorData::new(policy_target.clone(), [games, NUM_ACTIONS]), &dev);
         let outcome = Tensor::<1, Int>::from_data(TensorData::new(outcomes.clone(), [games]), &dev);
-        loss_terms(&out, target, outcome, &targets).total(0.5)
+        loss_terms(&out, target, outcome, targets).total(0.5)
     };
     let mut optim = AdamWConfig::new().init();
     let first = loss_of(&net);

@@ -115,12 +115,65 @@ impl Network {
     }
 }
 
-/// Makes [`NetPlayer`]s that share one loaded network.
+/// Makes players that share one loaded network; what kind of player is
+/// decided by the options it carries (`NetOptions`: [`NetPlayer`], the
+/// policy alone; `SearchOptions`: [`NetSearchPlayer`](search::NetSearchPlayer),
+/// a search over its values). What the kinds share (naming, the rules check,
+/// the trained rules) is written here once.
 #[derive(Clone)]
-pub struct NetPlayerFactory {
+pub struct NetworkFactory<O> {
     name: String,
     network: Arc<Network>,
-    options: NetOptions,
+    options: O,
+}
+
+/// Makes [`NetPlayer`]s.
+pub type NetPlayerFactory = NetworkFactory<NetOptions>;
+
+/// The options of a kind of network player, which know how to make one.
+pub trait NetworkPlayerKind: Copy + Send + Sync + 'static {
+    fn make(factory: &NetworkFactory<Self>) -> Box<dyn Player>;
+}
+
+impl<O> NetworkFactory<O> {
+    /// The same players under another name (in results and records).
+    pub fn named(self, name: impl Into<String>) -> NetworkFactory<O> {
+        NetworkFactory { name: name.into(), ..self }
+    }
+
+    /// The ruleset the network was trained for (it plays every ruleset
+    /// with the same piece set).
+    pub fn rules(&self) -> &Ruleset {
+        &self.network.rules
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.network.layout
+    }
+}
+
+impl<O: NetworkPlayerKind> PlayerFactory for NetworkFactory<O> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        O::make(self)
+    }
+
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+        self.network.check_rules(rules)
+    }
+
+    fn trained_rules(&self) -> Option<Ruleset> {
+        Some(self.network.rules)
+    }
+}
+
+impl NetworkPlayerKind for NetOptions {
+    fn make(factory: &NetPlayerFactory) -> Box<dyn Player> {
+        Box::new(factory.player())
+    }
 }
 
 impl NetPlayerFactory {
@@ -158,43 +211,10 @@ impl NetPlayerFactory {
         NetPlayerFactory { name, network, options }
     }
 
-    /// The same players under another name (in results and records).
-    pub fn named(self, name: impl Into<String>) -> NetPlayerFactory {
-        NetPlayerFactory { name: name.into(), ..self }
-    }
-
-    /// The ruleset the network was trained for (it plays every ruleset
-    /// with the same piece set).
-    pub fn rules(&self) -> &Ruleset {
-        &self.network.rules
-    }
-
-    pub fn layout(&self) -> Layout {
-        self.network.layout
-    }
-
     /// A fresh player (the concrete type, for callers that want
     /// [`NetPlayer::try_choose_move`]).
     pub fn player(&self) -> NetPlayer {
         NetPlayer { name: self.name.clone(), network: Arc::clone(&self.network), options: self.options }
-    }
-}
-
-impl PlayerFactory for NetPlayerFactory {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn make(&self) -> Box<dyn Player> {
-        Box::new(self.player())
-    }
-
-    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        self.network.check_rules(rules)
-    }
-
-    fn trained_rules(&self) -> Option<Ruleset> {
-        Some(self.network.rules)
     }
 }
 
@@ -232,9 +252,7 @@ impl NetPlayer {
         // Another piece set is refused at start-up (`check_rules`); a view
         // that still gets here is an input error, not a panic. Progress
         // rules and caps may differ (see the module documentation).
-        network
-            .check_rules(&view.rules)
-            .map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
+        network.check_rules(&view.rules).map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
         // The rebuild draws hidden types; a generator of its own keeps the
         // player's stream (the temperature draws) independent of how many
         // draws the rebuild needed.

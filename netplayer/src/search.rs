@@ -74,16 +74,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
-use stratego_engine::{observe, CountingPrior, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
+use stratego_engine::{observe, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
 use stratego_model::{infer, Inference, ModelError};
 use stratego_players::determinize::with_hidden_type;
 use stratego_players::reconstruct::public_replay;
 use stratego_players::view::Cell;
-use stratego_players::{
-    AgentRng, Entry, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, SetupPolicy, SpecError,
-};
+use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{NetOptions, NetPlayerFactory, Network};
+use crate::{NetOptions, NetPlayerFactory, Network, NetworkFactory, NetworkPlayerKind};
 
 /// The most positions one inference call of depth 2 reads (the clock is
 /// checked between calls).
@@ -200,29 +198,16 @@ impl SearchOptions {
     /// The options that differ from the defaults, in a fixed order (for
     /// canonical names).
     pub fn to_pairs(&self) -> Vec<(String, String)> {
-        let mut pairs = Vec::new();
-        if self.width != Self::DEFAULT_WIDTH {
-            pairs.push(("width".to_string(), self.width.to_string()));
-        }
-        if self.depth != Self::DEFAULT_DEPTH {
-            pairs.push(("depth".to_string(), self.depth.to_string()));
-        }
-        if self.replies != Self::DEFAULT_REPLIES {
-            pairs.push(("replies".to_string(), self.replies.to_string()));
-        }
-        if let Some(time) = self.time {
-            pairs.push(("time".to_string(), time.as_millis().to_string()));
-        }
-        if self.prior != ChancePrior::Belief {
-            pairs.push(("prior".to_string(), self.prior.to_string()));
-        }
-        if self.mix != Self::DEFAULT_MIX {
-            pairs.push(("mix".to_string(), self.mix.to_string()));
-        }
-        if self.setup != SetupPolicy::Random {
-            pairs.push(("setup".to_string(), self.setup.to_string()));
-        }
-        pairs
+        let options: [(&str, bool, String); 7] = [
+            ("width", self.width != Self::DEFAULT_WIDTH, self.width.to_string()),
+            ("depth", self.depth != Self::DEFAULT_DEPTH, self.depth.to_string()),
+            ("replies", self.replies != Self::DEFAULT_REPLIES, self.replies.to_string()),
+            ("time", self.time.is_some(), self.time.map_or(String::new(), |t| t.as_millis().to_string())),
+            ("prior", self.prior != ChancePrior::Belief, self.prior.to_string()),
+            ("mix", self.mix != Self::DEFAULT_MIX, self.mix.to_string()),
+            ("setup", self.setup != SetupPolicy::Random, self.setup.to_string()),
+        ];
+        options.into_iter().filter(|(_, differs, _)| *differs).map(|(key, _, value)| (key.to_string(), value)).collect()
     }
 }
 
@@ -235,11 +220,12 @@ pub fn search_spec(path: &str, options: &SearchOptions) -> PlayerSpec {
 }
 
 /// Makes [`NetSearchPlayer`]s that share one loaded network.
-#[derive(Clone)]
-pub struct NetSearchFactory {
-    name: String,
-    network: Arc<Network>,
-    options: SearchOptions,
+pub type NetSearchFactory = NetworkFactory<SearchOptions>;
+
+impl NetworkPlayerKind for SearchOptions {
+    fn make(factory: &NetSearchFactory) -> Box<dyn Player> {
+        Box::new(factory.player())
+    }
 }
 
 impl NetSearchFactory {
@@ -258,21 +244,11 @@ impl NetSearchFactory {
     /// a network in memory), named `netsearch:in-memory` until
     /// [`named`](Self::named).
     pub fn from_net(net: &NetPlayerFactory, options: SearchOptions) -> NetSearchFactory {
-        NetSearchFactory {
+        NetworkFactory {
             name: search_spec("in-memory", &options).to_string(),
             network: Arc::clone(&net.network),
             options,
         }
-    }
-
-    /// The same players under another name.
-    pub fn named(self, name: impl Into<String>) -> NetSearchFactory {
-        NetSearchFactory { name: name.into(), ..self }
-    }
-
-    /// The ruleset the network was trained for.
-    pub fn rules(&self) -> &Ruleset {
-        &self.network.rules
     }
 
     /// A fresh player (the concrete type, for its statistics).
@@ -283,24 +259,6 @@ impl NetSearchFactory {
             options: self.options,
             last: SearchStats::default(),
         }
-    }
-}
-
-impl PlayerFactory for NetSearchFactory {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn make(&self) -> Box<dyn Player> {
-        Box::new(self.player())
-    }
-
-    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        self.network.check_rules(rules)
-    }
-
-    fn trained_rules(&self) -> Option<Ruleset> {
-        Some(self.network.rules)
     }
 }
 

@@ -25,8 +25,12 @@ pub trait Player: Send {
     /// The spec that makes this player, e.g. `expectimax:depth=3`.
     fn name(&self) -> String;
 
-    /// The starting army, in the owner's frame.
-    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup;
+    /// The starting army, in the owner's frame: uniformly random unless the
+    /// player has a setup policy of its own (every registered player does,
+    /// its `setup=` option).
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        Setup::random(set, rng)
+    }
 
     /// One of `view.legal_moves` (the view always has at least one). A
     /// player that cannot decide (a network whose output is not a
@@ -69,6 +73,29 @@ pub trait PlayerFactory: Send + Sync {
     /// plays theirs.
     fn trained_rules(&self) -> Option<Ruleset> {
         None
+    }
+}
+
+/// Players made by a closure, under a name: the factory of any player that
+/// knows no ruleset of its own (`FnFactory::new("first", || Box::new(First))`).
+pub struct FnFactory<F> {
+    name: String,
+    make: F,
+}
+
+impl<F: Fn() -> Box<dyn Player> + Send + Sync> FnFactory<F> {
+    pub fn new(name: impl Into<String>, make: F) -> FnFactory<F> {
+        FnFactory { name: name.into(), make }
+    }
+}
+
+impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn make(&self) -> Box<dyn Player> {
+        (self.make)()
     }
 }
 

@@ -135,27 +135,15 @@ mod tests {
     use super::*;
     use crate::player::{AgentRng, Player, PlayerError};
     use crate::view::InfoView;
-    use stratego_engine::{Move, PieceSet, Setup};
+    use stratego_engine::Move;
 
     struct Idle(String);
     impl Player for Idle {
         fn name(&self) -> String {
             self.0.clone()
         }
-        fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-            Setup::random(set, rng)
-        }
         fn choose_move(&mut self, view: &InfoView<'_>, _: &mut AgentRng) -> Result<Move, PlayerError> {
             Ok(view.legal_moves[0])
-        }
-    }
-    struct IdleFactory(String);
-    impl PlayerFactory for IdleFactory {
-        fn name(&self) -> String {
-            self.0.clone()
-        }
-        fn make(&self) -> Box<dyn Player> {
-            Box::new(Idle(self.0.clone()))
         }
     }
 
@@ -168,7 +156,8 @@ mod tests {
             about: "plays the first legal move",
             build: Box::new(|spec, _| {
                 spec.check_keys(crate::setup_policy::SETUP_OPTION)?;
-                Ok(Arc::new(IdleFactory(spec.to_string())))
+                let name = spec.to_string();
+                Ok(Arc::new(crate::FnFactory::new(name.clone(), move || Box::new(Idle(name.clone())))))
             }),
         });
         r.register(Entry {

@@ -6,7 +6,6 @@ use std::str::FromStr;
 
 use numpy::{PyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_cotoan::fixtures;
@@ -106,6 +105,8 @@ pub struct CoToanState {
     state: State,
 }
 
+engine_state_methods!(CoToanState, NUM_ACTIONS);
+
 #[pymethods]
 impl CoToanState {
     /// The task's starting position.
@@ -127,32 +128,6 @@ impl CoToanState {
         Ok(CoToanState { state })
     }
 
-    /// `<settings> <board> <side> <ply>`: the exact snapshot.
-    fn serialize(&self) -> String {
-        self.state.serialize()
-    }
-
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let restore = py.get_type::<CoToanState>().getattr("deserialize")?;
-        Ok((restore, PyTuple::new(py, [self.state.serialize()])?))
-    }
-
-    fn clone(&self) -> CoToanState {
-        Clone::clone(self)
-    }
-
-    fn __copy__(&self) -> CoToanState {
-        Clone::clone(self)
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> CoToanState {
-        Clone::clone(self)
-    }
-
-    fn __eq__(&self, other: &CoToanState) -> bool {
-        self.state == other.state
-    }
-
     fn settings(&self) -> String {
         self.state.settings().canonical()
     }
@@ -161,44 +136,12 @@ impl CoToanState {
         self.state.settings().task_id().to_string()
     }
 
-    fn current_player(&self) -> Option<usize> {
-        self.state.current_player().map(|c| c.index())
-    }
-
-    fn ply(&self) -> u32 {
-        self.state.ply()
-    }
-
-    fn legal_actions(&self) -> Vec<u16> {
-        self.state.legal_actions()
-    }
-
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        PyArray1::from_vec(py, self.state.legal_action_mask())
-    }
-
     fn apply_action(&mut self, action: i64) -> PyResult<()> {
         self.state.apply_action(action_id(action, NUM_ACTIONS)?).map_err(value_error)
     }
 
-    fn is_terminal(&self) -> bool {
-        self.state.is_terminal()
-    }
-
-    fn returns(&self) -> [f32; 2] {
-        self.state.returns()
-    }
-
     fn scores(&self) -> [u8; 2] {
         self.state.scores()
-    }
-
-    fn outcome(&self) -> Option<String> {
-        self.state.outcome().map(|o| o.to_text())
-    }
-
-    fn action_to_string(&self, action: i64) -> PyResult<String> {
-        Ok(self.state.action_to_string(action_id(action, NUM_ACTIONS)?))
     }
 
     /// The action id of a legal move written `c4-e6` or `c4xf4`.

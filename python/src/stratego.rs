@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use numpy::{PyArray1, PyArray3, PyArrayMethods, PyReadwriteArray1};
+use numpy::{PyArray3, PyArrayMethods, PyReadwriteArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 use rand::SeedableRng;
 use stratego_engine::canonical::CanonicalSettings;
 use stratego_engine::{
@@ -226,6 +225,8 @@ impl StrategoState {
     }
 }
 
+engine_state_methods!(StrategoState, NUM_ACTIONS);
+
 #[pymethods]
 impl StrategoState {
     /// The start of a game under `rules` (canonical text or preset name)
@@ -251,55 +252,9 @@ impl StrategoState {
         Ok(StrategoState::new(state))
     }
 
-    /// The exact text form: the setups and every move (`deserialize` gives
-    /// an equal state, histories included).
-    fn serialize(&self) -> String {
-        self.state.serialize()
-    }
-
-    /// Pickling goes through the exact text form (OpenSpiel serializes a
-    /// Python game's state by pickling it).
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
-        let restore = py.get_type::<StrategoState>().getattr("deserialize")?;
-        Ok((restore, PyTuple::new(py, [self.state.serialize()])?))
-    }
-
-    fn clone(&self) -> StrategoState {
-        Clone::clone(self)
-    }
-
-    fn __copy__(&self) -> StrategoState {
-        Clone::clone(self)
-    }
-
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> StrategoState {
-        Clone::clone(self)
-    }
-
-    fn __eq__(&self, other: &StrategoState) -> bool {
-        self.state == other.state
-    }
-
     /// The ruleset's canonical text.
     fn rules(&self) -> String {
         self.state.rules().canonical()
-    }
-
-    /// 0 (Red) or 1 (Blue), or `None` once the game is over.
-    fn current_player(&self) -> Option<usize> {
-        self.state.current_player().map(|c| c.index())
-    }
-
-    fn ply(&self) -> u32 {
-        self.state.ply()
-    }
-
-    fn legal_actions(&self) -> Vec<u16> {
-        self.state.legal_actions()
-    }
-
-    fn legal_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
-        PyArray1::from_vec(py, self.state.legal_action_mask())
     }
 
     /// Plays an action id of the side to move (in its own frame); an
@@ -310,25 +265,6 @@ impl StrategoState {
         self.state.apply_action(action).map_err(value_error)?;
         self.history.update(&self.state, &before);
         Ok(())
-    }
-
-    fn is_terminal(&self) -> bool {
-        self.state.is_terminal()
-    }
-
-    /// Red's and Blue's returns: +1 win, -1 loss, 0 draw or unfinished.
-    fn returns(&self) -> [f32; 2] {
-        self.state.returns()
-    }
-
-    /// `red-wins flag-captured`, `draw ply-cap`, or `None` before the end.
-    fn outcome(&self) -> Option<String> {
-        self.state.outcome().map(|o| o.to_text())
-    }
-
-    /// `b2-b5`, in absolute squares, for an action of the side to move.
-    fn action_to_string(&self, action: i64) -> PyResult<String> {
-        Ok(self.state.action_to_string(action_id(action, NUM_ACTIONS)?))
     }
 
     /// The action id of a legal move of the side to move written `b2-b5`

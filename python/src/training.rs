@@ -63,13 +63,13 @@ impl Learner {
                 }
                 (None, true) => RunDir::open(&run)?,
                 (Some(_), true) => {
-                    return Err(stratego_learner::TrainError::Config(
-                        "give a config for a new run, or resume=True for an existing one, not both".into(),
+                    return Err(stratego_learner::TrainError::config_text(
+                        "give a config for a new run, or resume=True for an existing one, not both",
                     ))
                 }
                 (None, false) => {
-                    return Err(stratego_learner::TrainError::Config(
-                        "a new run needs a config file (or resume=True)".into(),
+                    return Err(stratego_learner::TrainError::config_text(
+                        "a new run needs a config file (or resume=True)",
                     ))
                 }
             };

@@ -179,6 +179,25 @@ def _game_type(short_name, long_name, chance_mode, information, information_stat
     )
 
 
+def _info_and_parameters(num_distinct_actions, max_chance_outcomes, max_game_length, defaults, given, extra=None):
+    """A lab game's `pyspiel.GameInfo` (two players, zero-sum returns in
+    [-1, 1]) and its full parameters: the family's `defaults`, the `given`
+    settings over them (typed by `_typed`), then `extra`."""
+    info = pyspiel.GameInfo(
+        num_distinct_actions=num_distinct_actions,
+        max_chance_outcomes=max_chance_outcomes,
+        num_players=2,
+        min_utility=-1.0,
+        max_utility=1.0,
+        utility_sum=0.0,
+        max_game_length=max_game_length,
+    )
+    full = dict(defaults)
+    full.update({key: _typed(value) for key, value in given.items()})
+    full.update(extra or {})
+    return info, full
+
+
 def _stratego_type(information_state_tensor):
     return _game_type(
         "stratego",
@@ -281,18 +300,9 @@ class StrategoGame(pyspiel.Game):
         self.deals = deals
         max_plies = int(values["max-plies"])
         self.max_plies = max_plies
-        info = pyspiel.GameInfo(
-            num_distinct_actions=_core.NUM_ACTIONS,
-            max_chance_outcomes=deals,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=max_plies,
+        info, full = _info_and_parameters(
+            _core.NUM_ACTIONS, deals, max_plies, _STRATEGO_PARAMETERS, rules, {"setups": source, "deals": deals}
         )
-        full = dict(_STRATEGO_PARAMETERS)
-        full.update({key: _typed(value) for key, value in rules.items()})
-        full.update({"setups": source, "deals": deals})
         self.provides_information_state_tensor = max_plies <= MAX_INFORMATION_STATE_PLIES
         game_type = STRATEGO_TYPE if self.provides_information_state_tensor else STRATEGO_TYPE_WITHOUT_TENSOR
         super().__init__(game_type, info, full)
@@ -549,17 +559,7 @@ class CoToanGame(pyspiel.Game):
         self.settings = _core.cotoan_settings_text(settings)
         self.task_id = _core.cotoan_task_id(self.settings)
         horizon = int(dict(_core.cotoan_settings_parameters(self.settings))["horizon"])
-        info = pyspiel.GameInfo(
-            num_distinct_actions=_core.COTOAN_NUM_ACTIONS,
-            max_chance_outcomes=0,
-            num_players=2,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=horizon,
-        )
-        full = dict(_COTOAN_PARAMETERS)
-        full.update({key: _typed(value) for key, value in settings.items()})
+        info, full = _info_and_parameters(_core.COTOAN_NUM_ACTIONS, 0, horizon, _COTOAN_PARAMETERS, settings)
         super().__init__(COTOAN_TYPE, info, full)
 
     def new_initial_state(self):

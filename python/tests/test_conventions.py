@@ -17,7 +17,13 @@ import stratego_lab
 from stratego_lab import _core
 from stratego_lab.games import GAME_NAMES, check_game_string
 
-from test_openspiel import dealt, play_randomly, swap_two_hidden_pieces
+from test_openspiel import (
+    assert_only_blue_tells_apart,
+    dealt,
+    loaded_game,
+    play_randomly,
+    with_two_hidden_pieces_swapped,
+)
 
 INFO_STATE = pyspiel.IIGObservationType(perfect_recall=True)
 OBSERVATION = pyspiel.IIGObservationType(perfect_recall=False)
@@ -56,8 +62,7 @@ class HistoryLengths(unittest.TestCase):
     def test_every_history_fits_and_the_chance_count_is_reached(self):
         rng = random.Random(61)
         for text, chance_nodes, playouts in self.GAMES:
-            with self.subTest(game=text):
-                game = pyspiel.load_game(text)
+            with loaded_game(self, text) as game:
                 self.assertEqual(game.max_chance_nodes_in_history(), chance_nodes)
                 self.assertEqual(game.max_history_length(), game.max_game_length() + chance_nodes)
                 self.assertEqual(game.max_move_number(), game.max_game_length() + chance_nodes)
@@ -115,8 +120,7 @@ class InformationStateTensor(unittest.TestCase):
             ("stratego(pieces=barrage,deals=3,max-plies=120)", 12),
             ("stratego(deals=4,max-plies=400,max-battleless=60)", 4),
         ]:
-            with self.subTest(game=text):
-                game = pyspiel.load_game(text)
+            with loaded_game(self, text) as game:
                 rng = random.Random(77)
                 recorded = [[], []]
                 shared = 0
@@ -126,14 +130,10 @@ class InformationStateTensor(unittest.TestCase):
                     for state in rng.sample(states[2:], min(8, len(states) - 2)):
                         if state.is_terminal():
                             continue
-                        swapped = swap_two_hidden_pieces(state.engine_state, rng)
-                        if swapped is None:
+                        other = with_two_hidden_pieces_swapped(state, rng)
+                        if other is None:
                             continue
-                        other = state.clone()
-                        other._core = swapped
-                        # Red cannot tell the two apart; Blue can.
-                        self.assertEqual(other.information_state_string(0), state.information_state_string(0))
-                        self.assertNotEqual(other.information_state_string(1), state.information_state_string(1))
+                        assert_only_blue_tells_apart(self, state, other)
                         self.collect(game, [other], recorded)
                         shared += 1
                 for p in range(2):
@@ -190,8 +190,7 @@ class InformationStateTensor(unittest.TestCase):
             ("stratego(pieces=barrage,max-plies=1)", 1),
             ("stratego(max-plies=300)", 300),
         ]:
-            with self.subTest(game=text):
-                game = pyspiel.load_game(text)
+            with loaded_game(self, text) as game:
                 kind = game.get_type()
                 self.assertTrue(kind.provides_information_state_tensor)
                 self.assertTrue(kind.provides_information_state_string)

@@ -124,9 +124,7 @@ mod tests {
     #[test]
     fn an_atomic_write_does_not_write_through_a_planted_link() {
         let dir = stratego_testkit::scratch_dir("runlog-atomic-link");
-        let target = dir.join("precious.txt");
-        std::fs::write(&target, "precious").unwrap();
-        std::os::unix::fs::symlink(&target, dir.join("config.toml.partial")).unwrap();
+        let target = stratego_testkit::planted_link(&dir, "config.toml.partial", "precious");
         atomic_write(&dir.join("config.toml"), b"seed = 1\n").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
         assert_eq!(std::fs::read_to_string(dir.join("config.toml")).unwrap(), "seed = 1\n");

@@ -311,10 +311,8 @@ mod tests {
     #[test]
     fn a_log_that_is_a_link_or_a_device_is_refused_and_left_alone() {
         let dir = stratego_testkit::scratch_dir("runlog-metrics-link");
-        let target = dir.join("precious.txt");
-        std::fs::write(&target, "precious, no newline").unwrap();
+        let target = stratego_testkit::planted_link(&dir, "metrics.jsonl", "precious, no newline");
         let link = dir.join("metrics.jsonl");
-        std::os::unix::fs::symlink(&target, &link).unwrap();
         for err in [MetricsLog::append(&link).map(drop), read_metrics(&link).map(drop)] {
             let err = err.unwrap_err().to_string();
             assert!(err.contains("is a symbolic link") && !err.contains('\n'), "{err}");

@@ -352,26 +352,12 @@ mod tests {
         fn name(&self) -> String {
             "first".into()
         }
-        fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-            Setup::random(set, rng)
-        }
         fn choose_move(
             &mut self,
             view: &InfoView<'_>,
             _: &mut AgentRng,
         ) -> Result<Move, stratego_players::PlayerError> {
             Ok(view.legal_moves[0])
-        }
-    }
-
-    struct FirstFactory;
-
-    impl PlayerFactory for FirstFactory {
-        fn name(&self) -> String {
-            "first".into()
-        }
-        fn make(&self) -> Box<dyn Player> {
-            Box::new(First)
         }
     }
 
@@ -382,7 +368,11 @@ mod tests {
     fn against_an_opponent_only_the_networks_seat_is_recorded() {
         let service = service();
         let (sender, games) = bounded(16);
-        let config = ActorConfig { opponents: vec![Arc::new(FirstFactory)], opponent_share: 1.0, ..config(1, 4, 9) };
+        let config = ActorConfig {
+            opponents: vec![Arc::new(stratego_players::FnFactory::new("first", || Box::new(First)))],
+            opponent_share: 1.0,
+            ..config(1, 4, 9)
+        };
         let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
         let got = receive(&games, 12);
         drop(games);

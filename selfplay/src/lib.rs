@@ -55,6 +55,5 @@ pub(crate) fn test_net(seed: u64) -> (stratego_model::StrategoNet, stratego_mode
     let _one = INIT.lock().unwrap_or_else(|e| e.into_inner());
     let device = stratego_model::device("cpu").unwrap();
     device.seed(seed);
-    let config = stratego_model::ModelConfig::preset("tiny").unwrap();
-    (stratego_model::StrategoNet::new(&config, stratego_engine::Layout::Compact, &device), device)
+    (stratego_model::StrategoNet::tiny(stratego_engine::Layout::Compact, &device), device)
 }

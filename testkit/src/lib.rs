@@ -1,5 +1,6 @@
 //! What the workspace's tests share, so that no test crate writes its own:
-//! scratch directories and paths under the system's temporary directory.
+//! scratch directories and paths under the system's temporary directory, and
+//! links planted where a writer's file goes.
 //!
 //! Every name is made unique per process (`stratego-test-NAME-PID`, with
 //! any extension kept last: `stratego-test-x-PID.safetensors`), so the
@@ -12,7 +13,7 @@
 //! It is a dev-dependency of any crate and depends on nothing, so the
 //! engine's own tests can use it too.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A path nothing holds: a file or a directory that the code under test is
 /// to create (`scratch_path("run")` for a run directory, `"x.safetensors"`
@@ -37,6 +38,19 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = scratch_path(name);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     dir
+}
+
+/// A bystander file `dir/bystander.txt` holding `text`, and a symbolic link
+/// to it planted at `dir/link_name`: for the tests that a writer replaces or
+/// refuses a link where its file (or its temporary file) goes, instead of
+/// writing through it. Returns the bystander, whose text must not change.
+#[cfg(unix)]
+pub fn planted_link(dir: &Path, link_name: &str, text: &str) -> PathBuf {
+    let bystander = dir.join("bystander.txt");
+    std::fs::write(&bystander, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", bystander.display()));
+    std::os::unix::fs::symlink(&bystander, dir.join(link_name))
+        .unwrap_or_else(|e| panic!("cannot plant a link in {}: {e}", dir.display()));
+    bystander
 }
 
 #[cfg(test)]

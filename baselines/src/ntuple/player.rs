@@ -62,28 +62,24 @@ impl Player for NTuplePlayer {
     }
 }
 
-/// Makes afterstate players that share one set of tables.
-pub struct NTupleFactory {
-    pub net: Arc<NTupleNet>,
-    pub name: String,
-    pub setup: SetupPolicy,
-    pub press: Press,
-}
+/// Makes afterstate players that share one set of tables: copies of one
+/// player (the tables are shared, not copied).
+pub struct NTupleFactory(pub NTuplePlayer);
 
 impl PlayerFactory for NTupleFactory {
     fn name(&self) -> String {
-        self.name.clone()
+        self.0.name.clone()
     }
 
     fn make(&self) -> Box<dyn Player> {
-        Box::new(NTuplePlayer { net: self.net.clone(), name: self.name.clone(), setup: self.setup, press: self.press })
+        Box::new(self.0.clone())
     }
 
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        stratego_players::player::same_rules("its tables were", self.net.rules(), rules)
+        stratego_players::player::same_rules("its tables were", self.0.net.rules(), rules)
     }
 
     fn trained_rules(&self) -> Option<Ruleset> {
-        Some(*self.net.rules())
+        Some(*self.0.net.rules())
     }
 }

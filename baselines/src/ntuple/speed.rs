@@ -5,7 +5,8 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use rand::SeedableRng;
-use stratego_engine::{PieceSet, Ruleset, Setup, State};
+use stratego_engine::playout::random_position;
+use stratego_engine::{Ruleset, State};
 
 use super::alphabet::encode_state;
 use super::net::NTupleNet;
@@ -38,13 +39,7 @@ pub fn positions(rules: Ruleset, count: usize, seed: u64) -> Vec<State> {
     let mut rng = AgentRng::seed_from_u64(seed);
     let mut found = Vec::with_capacity(count);
     while found.len() < count {
-        let red = Setup::random(PieceSet::Classic, &mut rng);
-        let blue = Setup::random(PieceSet::Classic, &mut rng);
-        let mut state = State::from_setups(rules, &red, &blue).expect("random setups are valid");
-        for _ in 0..10 + (found.len() * 7) % 200 {
-            let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-            state.apply_move(mv).expect("sampled moves are legal");
-        }
+        let state = random_position(rules, 10 + (found.len() * 7) % 200, &mut rng);
         if !state.is_terminal() {
             found.push(state);
         }

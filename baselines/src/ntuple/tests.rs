@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rand::{Rng, SeedableRng};
 use safetensors::tensor::{SafeTensors, TensorView};
-use stratego_engine::{Board, Color, Piece, PieceSet, Position, Ruleset, Setup, Square, State};
+use stratego_engine::{Board, Color, Piece, Position, Ruleset, Square, State};
 
 use super::alphabet::*;
 use super::net::NTupleNet;
@@ -35,15 +35,7 @@ fn random_net(layout: &str, seed: u64, coherence: bool) -> NTupleNet {
 }
 
 fn midgame(seed: u64, plies: usize) -> State {
-    let mut rng = AgentRng::seed_from_u64(seed);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(Ruleset::classic(), &red, &blue).unwrap();
-    for _ in 0..plies {
-        let Some(mv) = state.sample_legal_move(&mut rng) else { break };
-        state.apply_move(mv).unwrap();
-    }
-    state
+    stratego_engine::playout::random_position(Ruleset::classic(), plies, &mut AgentRng::seed_from_u64(seed))
 }
 
 // Red: Flag a1, Scout b1, Spy h1, Miner a5, a hidden Sergeant on i10.
@@ -268,9 +260,7 @@ fn table_files_round_trip() {
     let path = dir.join("t.safetensors");
     let net = random_net("lines2", 12, false);
     // A symlink planted under the temporary name is not written through.
-    let bystander = dir.join("bystander.txt");
-    std::fs::write(&bystander, "untouched").unwrap();
-    std::os::unix::fs::symlink(&bystander, dir.join("t.safetensors.partial")).unwrap();
+    let bystander = stratego_testkit::planted_link(&dir, "t.safetensors.partial", "untouched");
     net.save(&path, None).unwrap();
     assert_eq!(std::fs::read_to_string(&bystander).unwrap(), "untouched");
     assert_eq!(NTupleNet::load(&path, None).unwrap(), net);
@@ -333,24 +323,16 @@ fn bad_or_mismatched_table_files_are_clear_errors() {
     // Tensors: missing, of the wrong shape, non-finite, or stray.
     let dropped = rewritten(&net, |_| (), |t| t.retain(|(n, _, _)| n != "table.3"));
     assert!(load(&dropped).contains("tensor `table.3` is missing"));
-    let short = rewritten(
-        &net,
-        |_| (),
-        |t| {
-            let entry = t.iter_mut().find(|(n, _, _)| n == "table.0").unwrap();
-            entry.1 = vec![255];
-            entry.2.truncate(255 * 4);
-        },
-    );
+    // A copy with the tensor `name` (name, shape, bytes) edited.
+    let tensor = |name: &str, edit: fn(&mut (String, Vec<usize>, Vec<u8>))| {
+        rewritten(&net, |_| (), |t| edit(t.iter_mut().find(|(n, _, _)| n == name).unwrap()))
+    };
+    let short = tensor("table.0", |(_, shape, bytes)| {
+        *shape = vec![255];
+        bytes.truncate(255 * 4);
+    });
     assert!(load(&short).contains("tensor `table.0` is F32 of shape [255], expected F32 of shape [256]"));
-    let nan = rewritten(
-        &net,
-        |_| (),
-        |t| {
-            let entry = t.iter_mut().find(|(n, _, _)| n == "table.1").unwrap();
-            entry.2[8..12].copy_from_slice(&f32::NAN.to_le_bytes());
-        },
-    );
+    let nan = tensor("table.1", |(_, _, bytes)| bytes[8..12].copy_from_slice(&f32::NAN.to_le_bytes()));
     assert!(load(&nan).contains("non-finite value at index 2"));
     let stray = rewritten(&net, |_| (), |t| t.push(("extra".into(), vec![1], vec![0; 4])));
     assert!(load(&stray).contains("unexpected tensors [\"extra\"]"));

@@ -10,8 +10,8 @@ use stratego_baselines::ntuple::{TdConfig, TrainConfig, TrainSetups};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::PlayerFactory;
 
-use crate::rules_config::RulesConfig;
 use crate::TrainError;
+use stratego_engine::Ruleset;
 
 /// A training config file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,8 +23,10 @@ pub struct NTupleConfig {
     pub layout: String,
     #[serde(default)]
     pub setups: TrainSetups,
-    #[serde(default)]
-    pub rules: RulesConfig,
+    /// The ruleset (`rules_config`: its canonical text, or a `[rules]`
+    /// table of its switches).
+    #[serde(with = "crate::rules_config", default = "Ruleset::classic")]
+    pub rules: Ruleset,
     pub td: TdConfig,
     pub evaluation: EvaluationConfig,
     pub checkpoints: CheckpointConfig,
@@ -83,8 +85,8 @@ impl NTupleConfig {
     /// Reads and checks a config file; an error names the file and the key.
     pub fn load(path: &Path) -> Result<NTupleConfig, TrainError> {
         let text = stratego_engine::files::read_text(path)
-            .map_err(|e| TrainError::Config(format!("cannot read {}: {e}", path.display())))?;
-        NTupleConfig::parse(&text).map_err(|e| TrainError::Config(format!("{}: {e}", path.display())))
+            .map_err(|e| TrainError::config_text(format!("cannot read {}: {e}", path.display())))?;
+        NTupleConfig::parse(&text).map_err(|e| TrainError::config_text(e).in_file(path))
     }
 
     /// Parses and checks a config text; an error names the key.
@@ -105,7 +107,7 @@ impl NTupleConfig {
     pub fn opponent(&self) -> Result<Arc<dyn PlayerFactory>, TrainError> {
         stratego_roster::players()
             .factory(&self.evaluation.opponent)
-            .map_err(|e| TrainError::Config(format!("`evaluation.opponent`: {e}")))
+            .map_err(|e| TrainError::config("evaluation.opponent", e))
     }
 
     /// Checks what serde cannot, reading no file; every error names its key.
@@ -142,7 +144,7 @@ impl NTupleConfig {
     /// What the self-play trainer needs (the ruleset resolved).
     pub fn train_config(&self) -> Result<TrainConfig, String> {
         Ok(TrainConfig {
-            rules: self.rules.ruleset()?,
+            rules: self.rules,
             seed: self.seed,
             games: self.games,
             layout: self.layout.clone(),
@@ -177,8 +179,16 @@ mod tests {
             assert_eq!(config.setups, setups);
             assert_eq!(NTupleConfig::parse(&config.to_toml()).unwrap(), config);
         }
+        // A config written with a `[rules]` table, as n-tuple configs first
+        // were (and a run directory of then holds), reads as the same config.
+        let text =
+            "rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=200,max-battleless=200\"\n";
+        assert!(TINY.contains(text));
+        let table =
+            TINY.replace(text, "").replace("[td]\n", "[rules]\npieces = \"barrage\"\nmax-plies = 200\n\n[td]\n");
+        assert_eq!(NTupleConfig::parse(&table).unwrap(), NTupleConfig::parse(TINY).unwrap());
         let registered = NTupleConfig::parse(REGISTERED).unwrap();
-        assert_eq!(registered.rules.ruleset().unwrap(), stratego_engine::Ruleset::classic());
+        assert_eq!(registered.rules, Ruleset::classic());
         assert_eq!(registered.evaluation.seed, 9001);
     }
 
@@ -188,7 +198,7 @@ mod tests {
             ("[td]\n", "[td]\nmomentum = 0.9\n", "unknown field `momentum`"),
             ("alpha = 0.1", "alpha = 2.0", "`td.alpha`"),
             ("layout = \"lines2+material\"", "layout = \"snakes\"", "`layout`"),
-            ("pieces = \"barrage\"", "pieces = \"mini\"", "`rules.pieces`"),
+            ("pieces=barrage", "pieces=mini", "`rules`"),
             ("games = 4\n", "games = 3\n", "`evaluation.games`"),
             ("keep = 2", "keep = 0", "`checkpoints.keep`"),
             ("[evaluation]\n", "[evaluation]\nopponent = \"alphazero\"\n", "`evaluation.opponent`"),

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, Trainer};
+use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, NTuplePlayer, Trainer};
 use stratego_engine::{Color, Ruleset};
 use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
 use stratego_evaluation::report::MatchSummary;
@@ -113,21 +113,21 @@ fn check_note(checkpoint: &Path, config: &NTupleConfig, dir: &RunDir) -> Result<
     if then == now {
         return Ok(());
     }
-    Err(TrainError::Config(format!(
-        "{} resolves to another config than {} was trained under: `{}` differs (restore the file)",
-        dir.config_path().display(),
-        checkpoint.display(),
-        crate::config::first_difference(&then, &now)
-    )))
+    Err(TrainError::ConfigChanged {
+        config: dir.config_path(),
+        checkpoint: checkpoint.to_path_buf(),
+        key: crate::config::first_difference(&then, &now),
+        remedy: "restore the file",
+    })
 }
 
 impl NTupleRun {
     /// A new run of `config` in `root` (which must not hold anything yet):
     /// writes the resolved config and the untrained tables as checkpoint 0.
     pub fn create(root: &Path, config: NTupleConfig) -> Result<NTupleRun, TrainError> {
-        config.validate().map_err(TrainError::Config)?;
-        let train = config.train_config().map_err(TrainError::Config)?;
-        let net = train.fresh_net().map_err(TrainError::Config)?;
+        config.validate().map_err(TrainError::config_text)?;
+        let train = config.train_config().map_err(TrainError::config_text)?;
+        let net = train.fresh_net().map_err(TrainError::config_text)?;
         let opponent = config.opponent()?;
         let dir = RunDir::create(root, &config.to_toml()).map_err(run_error)?;
         let run = NTupleRun::start(dir, config, net, opponent, false)?;
@@ -151,12 +151,13 @@ impl NTupleRun {
                 "{}: no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) yet: starting from the untrained tables",
                 root.display()
             ));
-            let net = config.train_config().map_err(TrainError::Config)?.fresh_net().map_err(TrainError::Config)?;
+            let net =
+                config.train_config().map_err(TrainError::config_text)?.fresh_net().map_err(TrainError::config_text)?;
             let run = NTupleRun::start(dir, config, net, opponent, false)?;
             run.checkpoint()?;
             return Ok(run);
         }
-        let rules = config.rules.ruleset().map_err(TrainError::Config)?;
+        let rules = config.rules;
         // The newest checkpoint that loads (its checksum included); a
         // corrupt one is skipped with a line saying why.
         let mut skipped = Vec::new();
@@ -184,7 +185,7 @@ impl NTupleRun {
         resumed: bool,
     ) -> Result<NTupleRun, TrainError> {
         let start_games = net.games;
-        let trainer = Trainer::new(config.train_config().map_err(TrainError::Config)?, net).map_err(run_error)?;
+        let trainer = Trainer::new(config.train_config().map_err(TrainError::config_text)?, net).map_err(run_error)?;
         let board = TensorBoard::create(dir.root(), resumed.then_some(start_games))?;
         let mut metrics = MetricsLog::append(&dir.metrics_path())?;
         crate::say_torn(&metrics);
@@ -320,12 +321,12 @@ impl NTupleRun {
     fn evaluate(&self) -> Result<MatchSummary, TrainError> {
         let e = &self.config.evaluation;
         let net = self.net();
-        let ours = NTupleFactory {
+        let ours = NTupleFactory(NTuplePlayer {
             net: Arc::new(net.clone()),
             name: format!("ntuple:{}@{}", self.root().display(), net.games),
-            setup: e.setup.parse().map_err(|err| TrainError::Config(format!("`evaluation.setup`: {err}")))?,
+            setup: e.setup.parse().map_err(|err| TrainError::config("evaluation.setup", err))?,
             press: Default::default(),
-        };
+        });
         let config = MatchConfig {
             rules: *net.rules(),
             games: e.games,

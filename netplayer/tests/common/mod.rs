@@ -35,7 +35,7 @@ impl Drop for Scratch {
 pub fn tiny_net(layout: Layout, seed: u64) -> StrategoNet {
     let dev = device("cpu").unwrap();
     dev.seed(seed);
-    StrategoNet::new(&ModelConfig::preset("tiny").unwrap(), layout, &dev)
+    StrategoNet::tiny(layout, &dev)
 }
 
 /// A fresh tiny checkpoint for `layout` and `rules` at `path`.
