@@ -382,8 +382,7 @@ mod tests {
     use super::*;
 
     fn state(board: &str, side: &str) -> State {
-        let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-        State::deserialize(&format!("{rules} {board} {side} 10 3")).unwrap()
+        State::deserialize(&format!("{} {board} {side} 10 3", stratego_engine::Ruleset::classic().canonical())).unwrap()
     }
 
     #[test]

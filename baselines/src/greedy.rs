@@ -99,8 +99,9 @@ mod tests {
 
     /// Red's view of the classic-rules position `board`, Red to move.
     fn with_view<T>(board: &str, decide: impl FnOnce(&InfoView<'_>) -> T) -> T {
-        let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-        let state = State::deserialize(&format!("{rules} {board} red 10 3")).unwrap();
+        let state =
+            State::deserialize(&format!("{} {board} red 10 3", stratego_engine::Ruleset::classic().canonical()))
+                .unwrap();
         let history = public_history(&state);
         decide(&InfoView::new(&state, &history))
     }

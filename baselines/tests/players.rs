@@ -272,8 +272,7 @@ fn star1_pruning_gives_the_unpruned_best_value_and_best_moves() {
 }
 
 fn position(board: &str, side: &str) -> State {
-    let rules = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
-    State::deserialize(&format!("{rules} {board} {side} 20 5")).unwrap()
+    State::deserialize(&format!("{} {board} {side} 20 5", Ruleset::classic().canonical())).unwrap()
 }
 
 #[test]

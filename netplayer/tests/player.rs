@@ -24,24 +24,7 @@ fn factory(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
 
 #[test]
 fn checkpoints_play_legal_reproducible_arena_games_in_both_layouts() {
-    let scratch = Scratch::new("arena");
-    let rules = short_barrage();
-    let random = factory("random").unwrap();
-    for layout in Layout::ALL {
-        let path = scratch.0.join(format!("{layout}.safetensors"));
-        checkpoint(&path, layout, rules);
-        for options in ["", ",temperature=1,setup=handcrafted"] {
-            let text = format!("net:{}{options}", path.display());
-            let net = build(&text).unwrap();
-            assert_eq!(net.name(), text, "the canonical spec names the player");
-            // play_match refuses illegal moves, so finishing is the legality check.
-            let first = short_match(net.as_ref(), random.as_ref(), rules, 11);
-            assert_eq!(first.games.len(), 2);
-            assert!(first.games.iter().all(|g| g.plies > 0));
-            let again = short_match(build(&text).unwrap().as_ref(), random.as_ref(), rules, 11);
-            assert_eq!(transcript(&first), transcript(&again), "{text}: the same seed gives the same games");
-        }
-    }
+    play_legal_reproducible_pairs("net", &["", ",temperature=1,setup=handcrafted"], 11, |_| ());
 }
 
 /// A network plays every ruleset with its piece set: trained under the

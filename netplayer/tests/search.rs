@@ -5,9 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
-use stratego_engine::{
-    Board, Color, Layout, Move, Piece, PieceSet, PieceType, Position, Ruleset, Setup, Square, State,
-};
+use stratego_engine::{Board, Color, Move, Piece, PieceSet, PieceType, Position, Ruleset, Setup, Square, State};
 use stratego_model::device;
 use stratego_netplayer::search::{ChancePrior, NetSearchFactory, SearchOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
@@ -22,27 +20,11 @@ use common::*;
 
 #[test]
 fn searching_players_play_legal_reproducible_games_against_random_in_both_colours() {
-    let scratch = Scratch::new("arena");
-    let rules = short_barrage();
-    let random = build("random").unwrap();
-    for layout in Layout::ALL {
-        let path = scratch.0.join(format!("{layout}.safetensors"));
-        checkpoint(&path, layout, rules);
-        for options in ["", ",width=3,depth=1,prior=counting,setup=handcrafted", ",replies=2"] {
-            let text = format!("netsearch:{}{options}", path.display());
-            let player = build(&text).unwrap();
-            assert_eq!(player.name(), text, "the canonical spec names the player");
-            assert_eq!(player.trained_rules(), Some(rules));
-            // play_match refuses illegal moves: finishing is the legality
-            // check; the pair of games swaps the colours.
-            let first = match_of(player.as_ref(), random.as_ref(), rules, 2, 21);
-            assert_eq!(first.games.len(), 2);
-            assert!(first.games.iter().any(|g| g.a_is_red) && first.games.iter().any(|g| !g.a_is_red));
-            assert!(first.games.iter().all(|g| g.plies > 0));
-            let again = match_of(build(&text).unwrap().as_ref(), random.as_ref(), rules, 2, 21);
-            assert_eq!(transcript(&first), transcript(&again), "{text}: the fixed-size search is reproducible");
-        }
-    }
+    let options = ["", ",width=3,depth=1,prior=counting,setup=handcrafted", ",replies=2"];
+    // The fixed-size search is reproducible.
+    play_legal_reproducible_pairs("netsearch", &options, 21, |player| {
+        assert_eq!(player.trained_rules(), Some(short_barrage()));
+    });
 }
 
 /// The trained checkpoint through a longer classic game, both colours.

@@ -73,6 +73,34 @@ pub fn short_match(a: &dyn PlayerFactory, b: &dyn PlayerFactory, rules: Ruleset,
     match_of(a, b, rules, 2, seed)
 }
 
+/// The network players of `kind` (`net`, `netsearch`) with each of
+/// `options` after `kind:PATH`, on a tiny checkpoint of each layout trained
+/// under the short Barrage rules: the canonical spec names the player, a
+/// pair of games against `random` (seat swapped) finishes, which is the
+/// legality check (the arena refuses illegal moves), and the same seed
+/// replays the same games. `also` checks what is the kind's own of each player.
+pub fn play_legal_reproducible_pairs(kind: &str, options: &[&str], seed: u64, also: impl Fn(&dyn PlayerFactory)) {
+    let scratch = Scratch::new(&format!("{kind}-pairs"));
+    let rules = short_barrage();
+    let random = build("random").unwrap();
+    for layout in Layout::ALL {
+        let path = scratch.0.join(format!("{layout}.safetensors"));
+        checkpoint(&path, layout, rules);
+        for options in options {
+            let text = format!("{kind}:{}{options}", path.display());
+            let player = build(&text).unwrap();
+            assert_eq!(player.name(), text, "the canonical spec names the player");
+            let first = short_match(player.as_ref(), random.as_ref(), rules, seed);
+            assert_eq!(first.games.len(), 2);
+            assert!(first.games.iter().any(|g| g.a_is_red) && first.games.iter().any(|g| !g.a_is_red));
+            assert!(first.games.iter().all(|g| g.plies > 0));
+            also(player.as_ref());
+            let again = short_match(build(&text).unwrap().as_ref(), random.as_ref(), rules, seed);
+            assert_eq!(transcript(&first), transcript(&again), "{text}: the same seed gives the same games");
+        }
+    }
+}
+
 /// Games as comparable text: every record and result.
 pub fn transcript(result: &MatchResult) -> Vec<String> {
     result
