@@ -80,27 +80,13 @@ impl Report {
     fn to_text(&self) -> String {
         let s = &self.score;
         let pairs = Pentanomial { counts: s.pairs.map(|n| n as u64) };
-        let elo = pairs.elo();
-        // `+ 0.0` turns an even match's -0.0 into 0.0.
-        let signed = |x: f64| {
-            if x.is_finite() {
-                format!("{:+.1}", x + 0.0)
-            } else {
-                format!("{}inf", if x > 0.0 { '+' } else { '-' })
-            }
-        };
         let pair_word = if pairs.pairs() == 1 { "pair" } else { "pairs" };
         let mut lines = vec![
             format!("game: {}", self.game),
             format!("A = {}, B = {}: {} games in {} {pair_word}", self.a, self.b, s.games, pairs.pairs()),
             format!("A wins / draws / B wins: {} / {} / {}", s.a_wins, s.draws, s.b_wins),
             format!("points (A): {} of {} (score {:.4})", s.a_points(), s.games, pairs.score()),
-            format!(
-                "elo (A - B): {} [{}, {}] (95%, from the pentanomial pair results)",
-                signed(elo.elo),
-                signed(elo.lower),
-                signed(elo.upper)
-            ),
+            format!("elo (A - B): {} (95%, from the pentanomial pair results)", pairs.elo()),
             format!("average game length: {:.1} plies", s.plies as f64 / s.games as f64),
         ];
         if s.truncated > 0 {

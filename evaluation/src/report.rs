@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::arena::{GameResult, MatchResult, SetupMode};
-use crate::stats::{Pentanomial, Sprt, SprtDecision};
+use crate::stats::{EloInterval, Pentanomial, Sprt, SprtDecision};
 
 /// The numbers of a match, from A's side.
 #[derive(Clone, PartialEq, Debug, Serialize)]
@@ -113,7 +113,6 @@ impl MatchSummary {
 
     /// The human-readable report the CLI prints.
     pub fn to_text(&self) -> String {
-        let elo = |x: Option<f64>, inf: &str| x.map_or(inf.to_string(), |v| format!("{v:+.1}"));
         let tally = |m: &BTreeMap<String, u32>| {
             if m.is_empty() {
                 "none".to_string()
@@ -125,13 +124,12 @@ impl MatchSummary {
         let _ = writeln!(t, "A = {}, B = {}: {} games in {} pairs", self.a, self.b, self.games, self.pairs);
         let _ = writeln!(t, "W/D/L (A): {} / {} / {}", self.a_wins, self.draws, self.a_losses);
         let _ = writeln!(t, "score (A): {:.4} [{:.4}, {:.4}] (95%)", self.score, self.score_lower, self.score_upper);
-        let _ = writeln!(
-            t,
-            "elo (A - B): {} [{}, {}] (95%, from the pentanomial pair results)",
-            elo(self.elo, if self.score >= 1.0 { "+inf" } else { "-inf" }),
-            elo(self.elo_lower, "-inf"),
-            elo(self.elo_upper, "+inf")
-        );
+        let elo = EloInterval {
+            elo: self.elo.unwrap_or(if self.score >= 1.0 { f64::INFINITY } else { f64::NEG_INFINITY }),
+            lower: self.elo_lower.unwrap_or(f64::NEG_INFINITY),
+            upper: self.elo_upper.unwrap_or(f64::INFINITY),
+        };
+        let _ = writeln!(t, "elo (A - B): {elo} (95%, from the pentanomial pair results)");
         let _ = writeln!(t, "LOS (A > B): {:.4}", self.los);
         let p = self.pentanomial;
         let _ = writeln!(t, "pairs by A's points 0/0.5/1/1.5/2: {} {} {} {} {}", p[0], p[1], p[2], p[3], p[4]);

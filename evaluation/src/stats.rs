@@ -103,6 +103,22 @@ pub struct EloInterval {
     pub upper: f64,
 }
 
+impl std::fmt::Display for EloInterval {
+    /// `+123.4 [+56.7, +inf]`, as the reports print it: an infinite end (a
+    /// score of 0 or 1 there) is `-inf` or `+inf`, and an even match `+0.0`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let signed = |x: f64| {
+            if x.is_finite() {
+                // `+ 0.0` turns -0.0 into 0.0.
+                format!("{:+.1}", x + 0.0)
+            } else {
+                format!("{}inf", if x > 0.0 { '+' } else { '-' })
+            }
+        };
+        write!(f, "{} [{}, {}]", signed(self.elo), signed(self.lower), signed(self.upper))
+    }
+}
+
 /// Pentanomial pair results: `counts[k]` pairs in which A scored `k/2` points.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 pub struct Pentanomial {
@@ -377,6 +393,14 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) {
         assert!((a - b).abs() <= tol, "{a} vs {b}");
+    }
+
+    #[test]
+    fn an_elo_interval_prints_signed_with_infinite_ends() {
+        let text = |elo, lower, upper| EloInterval { elo, lower, upper }.to_string();
+        assert_eq!(text(123.44, -5.06, f64::INFINITY), "+123.4 [-5.1, +inf]");
+        assert_eq!(text(f64::NEG_INFINITY, f64::NEG_INFINITY, -300.0), "-inf [-inf, -300.0]");
+        assert_eq!(text(-0.0, -12.0, 12.0), "+0.0 [-12.0, +12.0]");
     }
 
     #[test]

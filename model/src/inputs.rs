@@ -54,11 +54,6 @@ impl Observed {
         Observed::of(&env, layout)
     }
 
-    /// The number of games `B`.
-    pub fn games(&self) -> usize {
-        self.legal.len() / NUM_ACTIONS
-    }
-
     /// The network's input tensors on `device`.
     pub fn tensors(&self, device: &Device) -> (Tensor<3>, Tensor<2, Bool>) {
         input_tensors(&self.planes, &self.legal, device)
