@@ -334,7 +334,7 @@ fn rl_only_smoke(dir: &Path, name: &str, edit: impl FnOnce(&mut stratego_learner
 fn a_diverging_run_stops_with_one_line_and_saves_nothing_of_it() {
     let (_turn, dir, run) = training("train-diverge");
     let path = rl_only_smoke(&dir, "diverge", |config| {
-        config.checkpoint.every = 1;
+        config.checkpoint.every = 2;
         let huge = 1e30;
         (config.learner.lr.c, config.learner.lr.floor, config.learner.lr.ceiling) = (huge, huge, huge);
     });
@@ -396,6 +396,125 @@ fn a_wall_clock_budget_stops_the_run_with_a_checkpoint() {
     let its = iterations(&lines);
     assert_eq!(its.len(), 1);
     assert!(its[0]["run/seconds"].as_f64().unwrap() >= 0.06, "{}", its[0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run.reproducible`: two runs of the same config and seed, started
+/// together so that they share (and disturb) the machine, write the same
+/// checkpoints byte for byte, with two actors and fixed opponents in play.
+/// (Without it the actors run ahead of the learner, and how far depends on
+/// the machine's load: docs/TRAINING.md, "Reproducible runs".)
+#[test]
+fn a_reproducible_run_is_a_function_of_its_seed() {
+    let (_turn, dir, _) = training("train-reproducible");
+    let path = rl_only_smoke(&dir, "reproducible", |config| {
+        config.run.reproducible = true;
+        config.run.iterations = 4;
+        config.checkpoint.every = 2;
+        config.selfplay.actors = 2;
+        config.selfplay.games_per_actor = 16;
+        config.learner.samples_per_iteration = 512;
+    });
+    let runs = [dir.join("a"), dir.join("b")];
+    let started: Vec<_> = runs
+        .iter()
+        .map(|run| {
+            let mut train = command(&["train", "--config", path.to_str().unwrap(), "--run", run.to_str().unwrap()]);
+            train.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        })
+        .collect();
+    for child in started {
+        succeeded(&child.wait_with_output().unwrap());
+    }
+    for step in ["00000002", "00000004"] {
+        for file in ["model.safetensors", "ema.safetensors"] {
+            let [a, b] = runs.clone().map(|run| std::fs::read(run.join("checkpoints").join(step).join(file)).unwrap());
+            assert!(a == b, "{step}/{file} differs between two runs of the same seed");
+        }
+    }
+    let logged = |run: &Path| {
+        let lines = metrics(run);
+        iterations(&lines)
+            .iter()
+            .map(|l| (l["loss/total"].as_f64(), l["games/average_length"].as_f64()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(logged(&runs[0]), logged(&runs[1]));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `selfplay.paced`: the actors play rounds granted by the learner, at most
+/// about two iterations ahead of it, so with games shorter than a round no
+/// decision is older than `max_staleness` (4) versions when it is learned from
+/// (free actors fill the channel with games of old policies when the
+/// learner is the bottleneck; BENCHMARKS.md, "Stale samples").
+#[test]
+fn paced_actors_leave_no_stale_samples() {
+    let (_turn, dir, run) = training("train-paced");
+    let path = rl_only_smoke(&dir, "paced", |config| {
+        config.run.iterations = 8;
+        config.selfplay.paced = true;
+        // Rounds of 256 / 8 = 32 steps: a game of at most 30 plies spans
+        // two rounds at most. Free actors (`selfplay.paced = false`) fill
+        // the channel's 64 games, about six iterations of decisions: with
+        // them this check failed (62 % of iteration 6's samples stale).
+        config.selfplay.games_per_actor = 8;
+        config.learner.samples_per_iteration = 256;
+        // A slow learner, as on the machines where staleness was measured.
+        config.learner.epochs = 4;
+        config.game.rules.max_plies = 30;
+    });
+    succeeded(&train(&path, &run, &[]));
+    let lines = metrics(&run);
+    let stale: Vec<f64> = iterations(&lines).iter().map(|l| l["samples/stale_fraction"].as_f64().unwrap()).collect();
+    assert_eq!(stale, vec![0.0; 8]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `selfplay.pool_size`: every `pool_every` iterations the network joins a
+/// pool of its past selves (files in `RUN/pool`, the newest `pool_size`),
+/// which it meets in `pool_share` of its games, logged as
+/// `selfplay/score_vs_pool`; a resumed run takes the pool back.
+#[test]
+fn past_selves_join_the_pool_play_from_it_and_come_back_on_resume() {
+    let (_turn, dir, run) = training("train-pool");
+    let path = rl_only_smoke(&dir, "pool", |config| {
+        config.run.reproducible = true;
+        config.run.iterations = 4;
+        config.selfplay.opponent_share = 0.25;
+        config.selfplay.pool_size = 2;
+        config.selfplay.pool_every = 1;
+        config.selfplay.pool_share = 0.5;
+        config.selfplay.games_per_actor = 8;
+        config.learner.samples_per_iteration = 256;
+        // Short games, so that games started after the pool fills end within the run.
+        config.game.rules.max_plies = 60;
+    });
+    let pool = |run: &Path| {
+        let mut files: Vec<String> = std::fs::read_dir(run.join("pool"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        files
+    };
+    succeeded(&train(&path, &run, &[]));
+    assert_eq!(pool(&run), ["00000003.safetensors", "00000004.safetensors"]);
+    let pooled = |run: &Path| {
+        let lines = metrics(run);
+        iterations(&lines).iter().filter_map(|l| l["selfplay/score_vs_pool"].as_f64()).collect::<Vec<_>>()
+    };
+    let scores = pooled(&run);
+    assert!(!scores.is_empty() && scores.iter().all(|s| (0.0..=1.0).contains(s)), "{scores:?}");
+    // Each pool file is a network checkpoint of its version.
+    let rules = stratego_learner::TrainConfig::load(&path).unwrap().game.rules;
+    let device = stratego_model::device("cpu").unwrap();
+    let (_, meta) = stratego_model::load(&run.join("pool/00000004.safetensors"), None, Some(&rules), &device).unwrap();
+    assert_eq!(meta.step, 4);
+
+    succeeded(&resume(&run, 6));
+    assert_eq!(pool(&run), ["00000005.safetensors", "00000006.safetensors"]);
+    assert!(pooled(&run).len() > scores.len(), "the resumed run met its pool again");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -575,13 +575,16 @@ struct View<'a> {
     state: &'a State,
     viewer: Color,
     history: Option<&'a HistoryFeatures>,
+    /// Each side's pieces with their cells in the viewer's frame (own,
+    /// opponent), gathered once: most groups walk one side's pieces.
+    pieces: [Vec<(usize, Piece)>; 2],
     /// The viewer's prior about the opponent's hidden pieces.
     prior: OnceCell<CountingPrior>,
     /// The opponent's prior about the viewer's hidden pieces.
     opponent_prior: OnceCell<CountingPrior>,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
     /// The cell of an absolute square in the viewer's frame.
     fn cell(&self, sq: Square) -> usize {
         sq.in_frame(self.viewer).index()
@@ -594,10 +597,18 @@ impl View<'_> {
         }
     }
 
+    fn new(state: &'a State, viewer: Color, history: Option<&'a HistoryFeatures>) -> View<'a> {
+        let mut pieces = [Vec::with_capacity(40), Vec::with_capacity(40)];
+        for (sq, p) in state.board().pieces() {
+            let side = if p.color == viewer { Side::Own } else { Side::Opponent };
+            pieces[side as usize].push((sq.in_frame(viewer).index(), p));
+        }
+        View { state, viewer, history, pieces, prior: OnceCell::new(), opponent_prior: OnceCell::new() }
+    }
+
     /// One side's pieces with their cells in the viewer's frame.
     fn pieces(&self, side: Side) -> impl Iterator<Item = (usize, Piece)> + '_ {
-        let color = self.color(side);
-        self.state.board().pieces().filter(move |(_, p)| p.color == color).map(|(sq, p)| (self.cell(sq), p))
+        self.pieces[side as usize].iter().copied()
     }
 
     /// 1 (on the group's one plane) where a piece of `side` for which `which`
@@ -616,7 +627,8 @@ impl View<'_> {
             if p.revealed {
                 set(out, p.kind.index(), cell, 1.0);
             } else {
-                for (t, &prob) in prior.of(&p).iter().enumerate() {
+                // The buffer is zeroed: only the types the piece may be.
+                for (t, &prob) in prior.of(&p).iter().enumerate().filter(|(_, &prob)| prob != 0.0) {
                     set(out, t, cell, prob);
                 }
             }
@@ -640,12 +652,15 @@ impl View<'_> {
     /// hidden: a revealed piece's type says more than its history.
     fn history_codes(&self, out: &mut [f32], side: Side, codes: &[u8], set_of: fn(&PieceHistory) -> u16) {
         let history = self.history();
+        // `codes` ascend, so a code's plane is the number of the group's
+        // codes below it: walk the set bits alone.
+        let group: u16 = codes.iter().fold(0, |set, &code| set | 1 << code);
         for (cell, p) in self.pieces(side).filter(|(_, p)| !p.revealed) {
-            let codes_seen = set_of(history.of(&p));
-            for (k, &code) in codes.iter().enumerate() {
-                if PieceHistory::has(codes_seen, code) {
-                    set(out, k, cell, 1.0);
-                }
+            let mut seen = set_of(history.of(&p)) & group;
+            while seen != 0 {
+                let code = seen.trailing_zeros();
+                set(out, (group & ((1 << code) - 1)).count_ones() as usize, cell, 1.0);
+                seen &= seen - 1;
             }
         }
     }
@@ -701,13 +716,7 @@ impl<'a> Encoder<'a> {
             )));
         }
         out.fill(0.0);
-        let view = View {
-            state: self.state,
-            viewer: self.viewer,
-            history: self.history,
-            prior: OnceCell::new(),
-            opponent_prior: OnceCell::new(),
-        };
+        let view = View::new(self.state, self.viewer, self.history);
         let mut rest = out;
         for g in layout.table().groups {
             let (planes, tail) = rest.split_at_mut(g.labels.len() * Square::COUNT);

@@ -143,6 +143,11 @@ pub struct RunConfig {
     /// `iterations`. For comparisons at equal wall time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_minutes: Option<f64>,
+    /// Makes the run a function of its seed: the actors play in lockstep
+    /// with the learner, one actor at a time, so the same config and seed
+    /// write the same checkpoints (docs/TRAINING.md, "Reproducible runs").
+    /// Self-play then no longer overlaps learning: slower.
+    pub reproducible: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -185,6 +190,20 @@ pub struct SelfPlayConfig {
     /// seat uniformly); only the network's seat gives decisions. 0 is pure
     /// self-play, the reference's recipe.
     pub opponent_share: f64,
+    /// Past selves: every `pool_every` iterations the network joins a pool
+    /// of at most `pool_size` past versions (the newest; 0: no pool) ...
+    pub pool_size: usize,
+    pub pool_every: u64,
+    /// ... which the network meets in `pool_share` of its games, drawn per
+    /// game, the k-th newest version with a chance in proportion to 1/k
+    /// (`stratego_selfplay::Pool`). Beside `opponent_share`: the two add up
+    /// to at most 1.
+    pub pool_share: f64,
+    /// Paces the actors: each plays rounds of about one iteration's steps,
+    /// granted while the learner wants decisions, plus one round ahead, so
+    /// that the games waiting for the learner are recent (docs/TRAINING.md,
+    /// "Paced actors"). Off: they play as fast as inference lets them.
+    pub paced: bool,
 }
 
 /// `clip(c / (t + 1)^k, floor, ceiling)` of the iteration t.
@@ -310,7 +329,14 @@ impl PretrainConfig {
 
 impl Default for RunConfig {
     fn default() -> Self {
-        RunConfig { seed: 1, iterations: 100, device: DeviceName::Cpu, init: None, max_minutes: None }
+        RunConfig {
+            seed: 1,
+            iterations: 100,
+            device: DeviceName::Cpu,
+            init: None,
+            max_minutes: None,
+            reproducible: false,
+        }
     }
 }
 
@@ -337,6 +363,10 @@ impl Default for SelfPlayConfig {
             max_staleness: 4,
             opponents: Vec::new(),
             opponent_share: 0.0,
+            pool_size: 0,
+            pool_every: 10,
+            pool_share: 0.0,
+            paced: false,
         }
     }
 }
@@ -387,6 +417,7 @@ pub const SIZE_BOUNDS: &[(&str, u64)] = &[
     ("selfplay.games_per_actor", 65_536),
     ("selfplay.max_inference_batch", 65_536),
     ("selfplay.channel_capacity", 1_048_576),
+    ("selfplay.pool_every", 100_000_000),
     ("learner.samples_per_iteration", 16_777_216),
     ("learner.minibatch", 65_536),
     ("learner.epochs", 1_000),
@@ -397,6 +428,9 @@ pub const SIZE_BOUNDS: &[(&str, u64)] = &[
     ("pretrain.batch", 65_536),
     ("eval.games", 1_000_000),
 ];
+
+/// The most past selves a pool keeps (each is a network in memory).
+pub const MAX_POOL: usize = 64;
 
 /// `run.max_minutes` at most a year.
 pub const MAX_MINUTES: f64 = 525_600.0;
@@ -487,6 +521,7 @@ impl TrainConfig {
         size("selfplay.games_per_actor", self.selfplay.games_per_actor as u64)?;
         size("selfplay.max_inference_batch", self.selfplay.max_inference_batch as u64)?;
         size("selfplay.channel_capacity", self.selfplay.channel_capacity as u64)?;
+        size("selfplay.pool_every", self.selfplay.pool_every)?;
         size("learner.samples_per_iteration", self.learner.samples_per_iteration as u64)?;
         size("learner.minibatch", self.learner.minibatch as u64)?;
         size("learner.epochs", self.learner.epochs as u64)?;
@@ -544,6 +579,7 @@ impl TrainConfig {
         self.validate_memory(physical_memory())?;
         let s = &self.selfplay;
         self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
+        self.validate_pool()?;
         if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0 && *m <= MAX_MINUTES)) {
             return Err(invalid("run.max_minutes", format!("{m} must be a number in (0, {MAX_MINUTES}]")));
         }
@@ -660,6 +696,28 @@ impl TrainConfig {
             ));
         }
         self.validate_opponents("pretrain", &p.opponents, p.opponent_share)
+    }
+
+    /// The pool of past selves: its share a fraction that leaves room for
+    /// the fixed opponents' share, and a pool to draw from when it is used.
+    fn validate_pool(&self) -> Result<(), TrainError> {
+        let s = &self.selfplay;
+        if s.pool_size > MAX_POOL {
+            return Err(invalid("selfplay.pool_size", format!("{} is above {MAX_POOL}", s.pool_size)));
+        }
+        if !(0.0..=1.0).contains(&s.pool_share) {
+            return Err(invalid("selfplay.pool_share", format!("{} is not in [0, 1]", s.pool_share)));
+        }
+        if s.pool_share > 0.0 && s.pool_size == 0 {
+            return Err(invalid("selfplay.pool_share", "is above 0 but `selfplay.pool_size` is 0"));
+        }
+        if s.opponent_share + s.pool_share > 1.0 {
+            return Err(invalid(
+                "selfplay.pool_share",
+                format!("{} and `selfplay.opponent_share` {} add up to more than 1", s.pool_share, s.opponent_share),
+            ));
+        }
+        Ok(())
     }
 
     /// A section's `opponents` (players that can play the run's rules) and
@@ -834,6 +892,14 @@ mod tests {
             ("[selfplay]\nopponents = [\"nobody\"]\n", "selfplay.opponents"),
             ("[selfplay]\nopponent_share = 0.5\n", "selfplay.opponent_share"),
             ("[selfplay]\nopponent_share = -0.1\nopponents = [\"greedy\"]\n", "selfplay.opponent_share"),
+            ("[selfplay]\npool_share = 0.5\n", "selfplay.pool_share"),
+            ("[selfplay]\npool_size = 4\npool_share = 1.5\n", "selfplay.pool_share"),
+            (
+                "[selfplay]\npool_size = 4\npool_share = 0.6\nopponent_share = 0.5\nopponents = [\"greedy\"]\n",
+                "selfplay.pool_share",
+            ),
+            ("[selfplay]\npool_size = 65\n", "selfplay.pool_size"),
+            ("[selfplay]\npool_every = 0\n", "selfplay.pool_every"),
             ("[pretrain]\nopponent_share = 1.5\nopponents = [\"random\"]\n", "pretrain.opponent_share"),
         ] {
             let e = TrainConfig::parse(text).unwrap_err().to_string();

@@ -14,6 +14,7 @@
 //! the same curves (`curves.rs`).
 
 pub mod bench;
+pub mod collect;
 pub mod config;
 pub mod curves;
 pub mod diagnostics;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod evaluate;
 pub mod ntuple;
 pub mod objective;
+pub mod pool;
 pub mod rules_config;
 pub mod run;
 pub mod samples;

@@ -59,7 +59,7 @@ pub struct RunDir {
     resolved: String,
 }
 
-fn run_error(path: &Path, why: impl std::fmt::Display) -> TrainError {
+pub(crate) fn run_error(path: &Path, why: impl std::fmt::Display) -> TrainError {
     TrainError::Run(format!("{}: {why}", path.display()))
 }
 

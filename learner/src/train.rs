@@ -26,11 +26,12 @@
 //! order of iteration t (`minibatches`), the evaluation at step t (`eval`).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
-use crossbeam_channel::{bounded, Receiver, RecvTimeoutError};
+use crossbeam_channel::{bounded, Receiver};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
@@ -38,16 +39,17 @@ use stratego_engine::{PieceSet, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_players::setup_policy::PolicySetups;
 use stratego_runlog::{MetricsLog, Progress, TensorBoard};
-use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService};
+use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService, Pool};
 
-use crate::config::{Setups, TrainConfig};
+use crate::collect::{Collector, Wanted};
+use crate::config::{SelfPlayConfig, Setups, TrainConfig};
 use crate::diagnostics::{
     self, Iteration, Term, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS, SELFPLAY_SCORE_PREFIX,
 };
 use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
 use crate::run::{restore, Counters, RunDir};
-use crate::samples::{encode, is_stale, minibatches, select};
+use crate::samples::{encode, minibatches, select};
 use crate::step::{optimizer, sgd_step, DeviceSums};
 use crate::weights::update_average;
 use crate::TrainError;
@@ -94,6 +96,7 @@ pub fn start_selfplay(
     version: u64,
     seed: u64,
     device: &Device,
+    pool: Option<Arc<Pool>>,
 ) -> Result<(InferenceService, Actors, Receiver<GameTrajectory>), TrainError> {
     let (rules, layout) = (config.game.rules, config.game.layout);
     let s = &config.selfplay;
@@ -113,44 +116,28 @@ pub fn start_selfplay(
         temperature: s.temperature,
         opponents,
         opponent_share: s.opponent_share,
+        pool,
+        pool_share: s.pool_share,
         seed,
+        gated: Collector::gated(config),
     };
     let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
     Ok((service, actors, games))
 }
 
-/// Receives games until they hold `wanted` decisions of recent enough
-/// policies. An actor that ends (an error or a panic) stops it at once;
-/// `Actors::stop` then says why.
-pub(crate) fn collect(
-    games: &Receiver<GameTrajectory>,
-    actors: &Actors,
-    wanted: usize,
-    version: u64,
-    max_staleness: u64,
-) -> Result<Vec<GameTrajectory>, TrainError> {
-    let mut got = Vec::new();
-    let mut decisions = 0;
-    let mut waiting = Instant::now();
-    while decisions < wanted {
-        if actors.any_ended() {
-            return Err(TrainError::Data("an actor stopped".into()));
-        }
-        let game = match games.recv_timeout(Duration::from_millis(500)) {
-            Ok(game) => game,
-            Err(RecvTimeoutError::Timeout) if waiting.elapsed() < Duration::from_secs(600) => continue,
-            Err(RecvTimeoutError::Timeout) => return Err(TrainError::Data("no game finished in 10 minutes".into())),
-            Err(RecvTimeoutError::Disconnected) => return Err(TrainError::Data("every actor stopped".into())),
-        };
-        waiting = Instant::now();
-        decisions += game.decisions.iter().filter(|d| !is_stale(d.version, version, max_staleness)).count();
-        got.push(game);
+/// The names the opponents' scores are logged under, in seat-index order:
+/// the fixed opponents, then the pool of past selves as one (`pool`).
+fn opponent_names(s: &SelfPlayConfig) -> Vec<String> {
+    let mut names = s.opponents.clone();
+    if s.pool_size > 0 {
+        names.push(POOL_OPPONENT.to_string());
     }
-    Ok(got)
+    names
 }
 
-/// `selfplay/score_vs_<opponent>` of each opponent that played in `games`:
-/// the network's mean score against it.
+/// What the pool's games are logged as: `selfplay/score_vs_pool`.
+pub const POOL_OPPONENT: &str = "pool";
+
 fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(String, f64)> {
     let mut sums = vec![(0.0f64, 0usize); opponents.len()];
     for game in games {
@@ -298,6 +285,11 @@ impl Learner {
         &self.counters
     }
 
+    /// The run directory.
+    pub fn root(&self) -> &std::path::Path {
+        self.run.root()
+    }
+
     /// The device self-play on this machine runs inference on.
     pub fn inference_device(&self) -> &Device {
         &self.plain
@@ -399,7 +391,7 @@ impl Learner {
         it.seconds = waited + tick.elapsed().as_secs_f64();
         let mut values: Vec<(String, f64)> =
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
-        values.extend(opponent_scores(collected, &s.opponents));
+        values.extend(opponent_scores(collected, &opponent_names(s)));
 
         // 5. Checkpoint and evaluation.
         let step = self.counters.iteration;
@@ -474,19 +466,29 @@ pub fn train(
     // run plays new games, not the killed run's).
     let version = learner.version();
     let seed = selfplay_seed(config.run.seed, version);
-    let (service, actors, games) = start_selfplay(config, learner.policy(), version, seed, learner.inference_device())?;
-    let bar = Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(version);
     let s = &config.selfplay;
+    let pool = (s.pool_size > 0).then(|| crate::pool::open(learner.root(), s.pool_size)).transpose()?;
+    let (service, actors, games) =
+        start_selfplay(config, learner.policy(), version, seed, learner.inference_device(), pool.clone())?;
+    let bar = Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(version);
+    let mut collector = Collector::new(config);
     let result = (|| -> Result<(), TrainError> {
         while !learner.finished() {
             // 1. Games from the actors (the time waiting for them is near
             //    zero when the learner is the bottleneck, most of the
             //    iteration when the actors are); 2-5 in `Learner::learn`.
             let tick = Instant::now();
-            let wanted = config.learner.samples_per_iteration;
-            let collected = collect(&games, &actors, wanted, learner.version(), s.max_staleness)?;
+            let wanted = Wanted {
+                decisions: config.learner.samples_per_iteration,
+                version: learner.version(),
+                max_staleness: s.max_staleness,
+            };
+            let collected = collector.collect(&games, &actors, wanted)?;
             let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
             service.publish(learned.step, learner.policy());
+            if let Some(pool) = pool.as_ref().filter(|_| learned.step.is_multiple_of(s.pool_every)) {
+                crate::pool::add(pool, learner.root(), &learner.policy(), &checkpoint_meta(config, learned.step))?;
+            }
             bar.set_position(learned.step);
             bar.set_message(learned.line);
         }
@@ -510,6 +512,8 @@ pub fn train(
 mod tests {
     use stratego_engine::{Ruleset, Setup, VecEnv};
     use stratego_selfplay::actor_seeds;
+
+    use std::time::Duration;
 
     use super::*;
 
@@ -574,13 +578,17 @@ mod tests {
             temperature: 1.0,
             opponents: Vec::new(),
             opponent_share: 0.0,
+            pool: None,
+            pool_share: 0.0,
             seed: 1,
+            gated: false,
         };
         let (sender, games) = bounded(64);
         let poisoned = || -> Box<dyn SetupSource> { Box::new(Poisoned(std::sync::atomic::AtomicUsize::new(2))) };
         let actors = spawn_actors(&config, service.client(), sender, &poisoned).unwrap();
         let start = Instant::now();
-        let collected = collect(&games, &actors, usize::MAX, 0, 4);
+        let wanted = Wanted { decisions: usize::MAX, version: 0, max_staleness: 4 };
+        let collected = crate::collect::free(&games, &actors, wanted);
         assert!(matches!(collected, Err(TrainError::Data(_))));
         assert!(start.elapsed() < Duration::from_secs(60), "{:?}", start.elapsed());
         drop(games);

@@ -12,9 +12,9 @@ use stratego_engine::seed::stream_seed;
 use stratego_model::Device;
 use stratego_selfplay::{Actors, GameTrajectory, InferenceService};
 
+use crate::collect::{free, Wanted};
 use crate::config::TrainConfig;
-use crate::samples::is_stale;
-use crate::train::{collect, selfplay_seed, start_selfplay};
+use crate::train::{selfplay_seed, start_selfplay};
 use crate::TrainError;
 
 /// Actors that play with the newest weights they were sent.
@@ -36,6 +36,12 @@ impl SelfPlayWorker {
     /// Worker `index` of a run of `config`, inferring on `device`; its actors
     /// start with the first weights it is sent.
     pub fn new(config: TrainConfig, index: u64, device: &str) -> Result<SelfPlayWorker, TrainError> {
+        if config.selfplay.pool_size > 0 {
+            return Err(TrainError::config(
+                "selfplay.pool_size",
+                "the pool of past selves lives in the run directory of `stratego train`; cluster workers have none",
+            ));
+        }
         let device = stratego_model::device(device)?;
         Ok(SelfPlayWorker { config, index, device, running: None })
     }
@@ -64,7 +70,7 @@ impl SelfPlayWorker {
                 }
                 None => {
                     let (service, actors, games) =
-                        start_selfplay(&self.config, net, version, self.seed(version), &self.device)?;
+                        start_selfplay(&self.config, net, version, self.seed(version), &self.device, None)?;
                     self.running = Some(Running { service, actors, games, version });
                 }
             }
@@ -75,21 +81,20 @@ impl SelfPlayWorker {
         // meanwhile wait in the channel. Those of whose decisions none is
         // recent enough any more would be dropped whole by the learner's
         // staleness rule: they are dropped here, not sent.
-        let recent = |game: &GameTrajectory| {
-            game.decisions.iter().filter(|d| !is_stale(d.version, version, max_staleness)).count()
-        };
+        let recent = Wanted { decisions: wanted, version, max_staleness };
         let mut kept = Vec::new();
         let mut have = 0;
         while have < wanted {
             let Ok(game) = running.games.try_recv() else { break };
-            let n = recent(&game);
+            let n = recent.counted(&game);
             if n > 0 {
                 have += n;
                 kept.push(game);
             }
         }
         if have < wanted {
-            kept.extend(collect(&running.games, &running.actors, wanted - have, version, max_staleness)?);
+            let more = Wanted { decisions: wanted - have, version, max_staleness };
+            kept.extend(free(&running.games, &running.actors, more)?);
         }
         Ok(kept)
     }

@@ -222,6 +222,9 @@ class Trainer:
                 raise ClusterError(f"self-play actor {index}: {_cause(e)}") from None
             batches.append({"worker": index, "round": asked_round, "games": games, "decisions": decisions,
                             "bytes": data})
+        # In worker order, not arrival order: the learner's samples then do
+        # not depend on which unit answered first.
+        batches.sort(key=lambda b: b["worker"])
         return batches
 
     def stop(self):

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crossbeam_channel::{Sender, TrySendError};
+use crossbeam_channel::{unbounded, Receiver, Sender, TrySendError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
@@ -24,6 +24,7 @@ use stratego_players::player::self_restriction;
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
 
+use crate::pool::Pool;
 use crate::service::PolicyClient;
 use crate::trajectory::{Decision, GameTrajectory, OpponentSeat};
 use crate::SelfPlayError;
@@ -43,10 +44,22 @@ pub struct ActorConfig {
     /// ... in this share of the games (drawn per game, the opponent and its
     /// seat uniformly).
     pub opponent_share: f64,
+    /// Past versions of the network the run adds as it goes ...
+    pub pool: Option<Arc<Pool>>,
+    /// ... met in this share of the games (drawn per game, the version by
+    /// the pool's rule, the seat uniformly), while the pool holds any.
+    pub pool_share: f64,
     /// Seeds every actor's games and sampling ([`actor_seeds`]); a resumed
     /// run passes a new one (the learner's `selfplay_seed` of the run seed
     /// and the iteration it starts at), so it never replays the same games.
     pub seed: u64,
+    /// Whether the actors play only the steps the learner grants them
+    /// ([`Actors::grant`], [`Actors::play_steps`]): in lockstep, one actor at
+    /// a time, so that which games a policy version plays, and in what order
+    /// they arrive, follow from the seed alone; or paced, all at once, so
+    /// that they cannot run far ahead of the learner. Otherwise they play
+    /// freely, as fast as the service answers.
+    pub gated: bool,
 }
 
 /// The seeds of actor `actor` under the actors' `seed`: its games' batch
@@ -75,12 +88,22 @@ struct Seated {
 /// Who plays the game starting in a slot: the network alone, or against a
 /// fixed opponent in a seat, drawn with `rng`.
 fn draw_opponent(config: &ActorConfig, rules: &Ruleset, rng: &mut AgentRng) -> Option<Seated> {
-    if config.opponents.is_empty() || rng.random::<f64>() >= config.opponent_share {
+    let fixed_share = if config.opponents.is_empty() { 0.0 } else { config.opponent_share };
+    let pool = config.pool.as_ref().filter(|_| config.pool_share > 0.0);
+    if fixed_share == 0.0 && pool.is_none() {
         return None;
     }
-    let index = rng.random_range(0..config.opponents.len());
+    let r = rng.random::<f64>();
+    let (index, factory) = if r < fixed_share {
+        let index = rng.random_range(0..config.opponents.len());
+        (index, config.opponents[index].clone())
+    } else if r < fixed_share + config.pool_share {
+        // Past selves count as one opponent in the scores: the last index.
+        (config.opponents.len(), pool?.draw(rng)?.1)
+    } else {
+        return None;
+    };
     let color = if rng.random::<bool>() { Color::Red } else { Color::Blue };
-    let factory = &config.opponents[index];
     let progress = self_restriction(factory.as_ref(), rules).map(ProgressTracker::new);
     Some(Seated { seat: OpponentSeat { index, color }, player: factory.make(), history: Vec::new(), progress })
 }
@@ -102,6 +125,37 @@ pub struct Actors {
     threads: Vec<JoinHandle<Result<(), SelfPlayError>>>,
     /// Plies played by all actors so far.
     pub plies: Arc<AtomicU64>,
+    /// Gated: each actor's grants of steps, and where an actor says it has
+    /// played a grant.
+    gates: Option<(Vec<Sender<usize>>, Receiver<usize>)>,
+}
+
+/// A gated actor's side: the steps it may still play, its grants and where
+/// it reports each grant played.
+struct Gate {
+    actor: usize,
+    left: usize,
+    granted: bool,
+    grants: Receiver<usize>,
+    paused: Sender<usize>,
+}
+
+impl Gate {
+    /// Waits until the actor may play one more step; false once the grants
+    /// have ended (the actors are stopping).
+    fn step(&mut self) -> bool {
+        if self.left == 0 {
+            if self.granted && self.paused.send(self.actor).is_err() {
+                return false;
+            }
+            match self.grants.recv() {
+                Ok(steps) => (self.left, self.granted) = (steps, true),
+                Err(_) => return false,
+            }
+        }
+        self.left -= 1;
+        true
+    }
 }
 
 impl Actors {
@@ -116,8 +170,10 @@ impl Actors {
     /// The caller must keep receiving (or drop the receiver) so that no
     /// actor stays blocked on a full channel. Returns the first actor's
     /// error; a panic is [`SelfPlayError::ActorPanicked`] with its message.
-    pub fn stop(self) -> Result<(), SelfPlayError> {
+    pub fn stop(mut self) -> Result<(), SelfPlayError> {
         self.stop.store(true, Ordering::Relaxed);
+        // Ends the grants a gated actor waits for.
+        self.gates = None;
         let mut first_error = Ok(());
         for (actor, thread) in self.threads.into_iter().enumerate() {
             let result = thread.join().unwrap_or_else(|payload| {
@@ -128,6 +184,66 @@ impl Actors {
             }
         }
         first_error
+    }
+
+    /// Gated: lets actor `actor` play `steps` more steps of its games (after
+    /// those it was granted before), without waiting; it reports the grant
+    /// played on [`Actors::played`].
+    pub fn grant(&self, actor: usize, steps: usize) -> Result<(), SelfPlayError> {
+        let (grants, _) = self.gates.as_ref().ok_or(SelfPlayError::NotGated)?;
+        let grant = grants.get(actor).ok_or(SelfPlayError::NotGated)?;
+        if steps == 0 {
+            return Ok(());
+        }
+        grant.send(steps).map_err(|_| SelfPlayError::ActorGone(actor))
+    }
+
+    /// Gated: where each actor reports (its number) that it has played a
+    /// grant of steps (none for grants of 0 steps, which are not sent).
+    pub fn played(&self) -> Result<&Receiver<usize>, SelfPlayError> {
+        self.gates.as_ref().map(|(_, played)| played).ok_or(SelfPlayError::NotGated)
+    }
+
+    /// Gated, in lockstep: lets actor `actor` play `steps` steps of its
+    /// games and passes every game it finishes to `take`, in the order it
+    /// finished them; returns once the actor has played them all. The
+    /// other actors must have no grant left.
+    pub fn play_steps(
+        &self,
+        actor: usize,
+        steps: usize,
+        games: &Receiver<GameTrajectory>,
+        mut take: impl FnMut(GameTrajectory),
+    ) -> Result<(), SelfPlayError> {
+        let paused = self.played()?;
+        if steps == 0 {
+            // Nothing is played, so nothing will be reported.
+            return self.grant(actor, 0);
+        }
+        self.grant(actor, steps)?;
+        loop {
+            crossbeam_channel::select! {
+                recv(games) -> game => match game {
+                    Ok(game) => take(game),
+                    Err(_) => return Err(SelfPlayError::ActorGone(actor)),
+                },
+                recv(paused) -> done => {
+                    if done.is_err() {
+                        return Err(SelfPlayError::ActorGone(actor));
+                    }
+                    // Everything the actor sent before pausing is queued.
+                    while let Ok(game) = games.try_recv() {
+                        take(game);
+                    }
+                    return Ok(());
+                },
+                default(std::time::Duration::from_millis(500)) => {
+                    if self.any_ended() {
+                        return Err(SelfPlayError::ActorGone(actor));
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -142,7 +258,14 @@ pub fn spawn_actors(
     let stop = Arc::new(AtomicBool::new(false));
     let plies = Arc::new(AtomicU64::new(0));
     let mut threads = Vec::new();
+    let (paused, paused_rx) = unbounded();
+    let mut grants = Vec::new();
     for actor in 0..config.actors {
+        let gate = config.gated.then(|| {
+            let (grant, grants_rx) = unbounded();
+            grants.push(grant);
+            Gate { actor, left: 0, granted: false, grants: grants_rx, paused: paused.clone() }
+        });
         let (games_seed, moves_seed) = actor_seeds(config.seed, actor);
         let opponents_seed = opponent_seed(config.seed, actor);
         let env = VecEnv::with_setups(config.rules, config.games_per_actor, games_seed, setups())?;
@@ -150,11 +273,14 @@ pub fn spawn_actors(
             (config.clone(), policy.clone(), games.clone(), stop.clone(), plies.clone());
         let thread = std::thread::Builder::new()
             .name(format!("actor-{actor}"))
-            .spawn(move || run_actor(env, (moves_seed, opponents_seed), &config, &policy, &games, &stop, &plies))
+            .spawn(move || {
+                run_actor(env, (moves_seed, opponents_seed), &config, &policy, &games, (&stop, &plies), gate)
+            })
             .expect("the OS can start a thread");
         threads.push(thread);
     }
-    Ok(Actors { stop, threads, plies })
+    let gates = config.gated.then_some((grants, paused_rx));
+    Ok(Actors { stop, threads, plies, gates })
 }
 
 fn run_actor(
@@ -163,8 +289,8 @@ fn run_actor(
     config: &ActorConfig,
     policy: &PolicyClient,
     games: &Sender<GameTrajectory>,
-    stop: &AtomicBool,
-    plies: &AtomicU64,
+    (stop, plies): (&AtomicBool, &AtomicU64),
+    mut gate: Option<Gate>,
 ) -> Result<(), SelfPlayError> {
     let n = env.batch_size();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(moves_seed);
@@ -179,6 +305,11 @@ fn run_actor(
     let rules = *env.rules();
     let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &rules, &mut opponent_rng)).collect();
     while !stop.load(Ordering::Relaxed) {
+        if let Some(gate) = gate.as_mut() {
+            if !gate.step() {
+                return Ok(());
+            }
+        }
         env.observe(config.layout, &mut planes)?;
         env.legal_mask(&mut legal)?;
         env.current_players(&mut players)?;
@@ -273,7 +404,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use crossbeam_channel::{bounded, Receiver};
-    use stratego_engine::{Move, PieceSet, RandomSetups, Setup, State};
+    use stratego_engine::{PieceSet, RandomSetups, Setup, State};
 
     use super::*;
     use crate::InferenceService;
@@ -288,7 +419,10 @@ mod tests {
             temperature: 1.0,
             opponents: Vec::new(),
             opponent_share: 0.0,
+            pool: None,
+            pool_share: 0.0,
             seed,
+            gated: false,
         }
     }
 
@@ -345,22 +479,6 @@ mod tests {
         }
     }
 
-    /// Plays the first of its legal moves.
-    struct First;
-
-    impl Player for First {
-        fn name(&self) -> String {
-            "first".into()
-        }
-        fn choose_move(
-            &mut self,
-            view: &InfoView<'_>,
-            _: &mut AgentRng,
-        ) -> Result<Move, stratego_players::PlayerError> {
-            Ok(view.legal_moves[0])
-        }
-    }
-
     /// Against a fixed opponent in every game: its seat is drawn per game,
     /// its moves are its own, and only the network's seat is recorded, each
     /// decision at its ply.
@@ -369,7 +487,7 @@ mod tests {
         let service = service();
         let (sender, games) = bounded(16);
         let config = ActorConfig {
-            opponents: vec![Arc::new(stratego_players::FnFactory::new("first", || Box::new(First)))],
+            opponents: vec![Arc::new(stratego_players::FnFactory::new("first", || Box::new(crate::First)))],
             opponent_share: 1.0,
             ..config(1, 4, 9)
         };
@@ -406,6 +524,35 @@ mod tests {
     /// same probabilities; but the CPU backend's parallel sums are not
     /// bit-identical under another thread schedule, so two runs beside
     /// other tests may sample differently near a tie.)
+    /// In lockstep an actor plays exactly the steps granted, one actor at a
+    /// time, and the same grants give the same games in the same order.
+    #[test]
+    fn lockstep_actors_play_exactly_their_grants() {
+        let play = || {
+            let service = service();
+            let (sender, games) = bounded(4);
+            let config = ActorConfig { gated: true, ..config(2, 3, 9) };
+            let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
+            let mut got = Vec::new();
+            for (round, steps) in [(0, 25), (1, 30), (0, 0), (1, 25)] {
+                let before = actors.plies.load(Ordering::Relaxed);
+                actors.play_steps(round, steps, &games, |g| got.push(g)).unwrap();
+                // The other actor stays paused: only the granted steps were played.
+                assert_eq!(actors.plies.load(Ordering::Relaxed) - before, (steps * 3) as u64);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(games.try_recv().is_err(), "no game is played between grants");
+            assert!(matches!(actors.play_steps(2, 1, &games, |_| ()), Err(SelfPlayError::NotGated)));
+            drop(games);
+            actors.stop().unwrap();
+            service.shutdown();
+            got.into_iter().map(|g| g.record.moves).collect::<Vec<_>>()
+        };
+        let first = play();
+        assert!(first.len() >= 3, "40-ply games finish within the grants: {}", first.len());
+        assert_eq!(first, play());
+    }
+
     #[test]
     fn a_seed_replays_its_setups_and_another_seed_deals_others() {
         let first = setups(1, 3);

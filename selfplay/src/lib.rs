@@ -15,11 +15,13 @@
 //! `send` instead of filling memory.
 
 mod actor;
+mod pool;
 mod service;
 mod trajectory;
 mod wire;
 
 pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors};
+pub use pool::Pool;
 pub use service::{InferenceService, PolicyClient, PolicyReply};
 pub use trajectory::{Decision, GameTrajectory, OpponentSeat};
 pub use wire::{decode_trajectories, encode_trajectories, WireError};
@@ -44,6 +46,32 @@ pub enum SelfPlayError {
     /// An actor thread panicked; `message` is the panic's own.
     #[error("actor {actor} panicked: {message}")]
     ActorPanicked { actor: usize, message: String },
+    /// In lockstep, an actor stopped (or its channel closed) before it had
+    /// played the steps granted to it; `Actors::stop` says why.
+    #[error("actor {0} stopped before playing its steps")]
+    ActorGone(usize),
+    /// Steps were granted to actors that were not started gated (or to an
+    /// actor that does not exist).
+    #[error("the actors were not started gated (or there is no such actor)")]
+    NotGated,
+}
+
+/// A test player: plays the first of its legal moves.
+#[cfg(test)]
+pub(crate) struct First;
+
+#[cfg(test)]
+impl stratego_players::Player for First {
+    fn name(&self) -> String {
+        "first".into()
+    }
+    fn choose_move(
+        &mut self,
+        view: &stratego_players::InfoView<'_>,
+        _: &mut stratego_players::AgentRng,
+    ) -> Result<stratego_engine::Move, stratego_players::PlayerError> {
+        Ok(view.legal_moves[0])
+    }
 }
 
 /// A tiny network for the tests. burn seeds one generator per backend,
