@@ -151,7 +151,8 @@ fn network_checkpoints_play_in_the_arena_and_refuse_other_rules() {
     let rules = "stratego-rules-v1:pieces=barrage,two-square=3,chase=on,max-plies=4000,max-battleless=200";
     stratego_ok(&["model", "init", "--rules", rules, "--out", barrage_checkpoint.to_str().unwrap()]);
     let barrage_net = format!("net:{}", barrage_checkpoint.display());
-    succeeded(&arena(&barrage_net, "random", "2", &["--pieces", "barrage"]));
+    let barrage_out = dir.join("barrage-match");
+    succeeded(&arena(&barrage_net, "random", "2", &["--pieces", "barrage", "--out", barrage_out.to_str().unwrap()]));
     assert_refused(
         &["model", "init", "--rules", "nonsense", "--out", "x.safetensors"],
         "malformed ruleset: `nonsense` has no `stratego-rules-vN:` prefix",

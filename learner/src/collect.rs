@@ -59,12 +59,21 @@ pub enum Collector {
 }
 
 impl Collector {
+    /// The collector of a learner that wants `learner.samples_per_iteration`
+    /// decisions an iteration from its own actors.
     pub fn new(config: &TrainConfig) -> Collector {
+        Collector::for_decisions(config, config.learner.samples_per_iteration)
+    }
+
+    /// The collector of actors asked for about `decisions` decisions a
+    /// round: a cluster worker's share of an iteration (`worker.rs`), whose
+    /// paced rounds are sized by its share, not by the whole iteration.
+    pub fn for_decisions(config: &TrainConfig, decisions: usize) -> Collector {
         let s = &config.selfplay;
         if config.run.reproducible {
             Collector::Lockstep(Lockstep::new(s.actors, s.games_per_actor))
         } else if s.paced {
-            Collector::Paced(Pacer::new(s.actors, s.games_per_actor, config.learner.samples_per_iteration))
+            Collector::Paced(Pacer::new(s.actors, s.games_per_actor, decisions))
         } else {
             Collector::Free
         }

@@ -448,7 +448,7 @@ impl Learner {
 }
 
 /// The metadata of the run's checkpoints at `step`.
-fn checkpoint_meta(config: &TrainConfig, step: u64) -> CheckpointMeta {
+pub(crate) fn checkpoint_meta(config: &TrainConfig, step: u64) -> CheckpointMeta {
     CheckpointMeta { config: config.model.preset.model(), layout: config.game.layout, rules: config.game.rules, step }
 }
 

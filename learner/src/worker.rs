@@ -12,7 +12,7 @@ use stratego_engine::seed::stream_seed;
 use stratego_model::Device;
 use stratego_selfplay::{Actors, GameTrajectory, InferenceService};
 
-use crate::collect::{free, Wanted};
+use crate::collect::{Collector, Wanted};
 use crate::config::TrainConfig;
 use crate::train::{selfplay_seed, start_selfplay};
 use crate::TrainError;
@@ -23,6 +23,10 @@ pub struct SelfPlayWorker {
     index: u64,
     device: Device,
     running: Option<Running>,
+    /// How a request's games are collected (`selfplay.paced` and
+    /// `run.reproducible` start gated actors that play only the rounds it
+    /// grants); made at the first request, sized by its share.
+    collector: Option<Collector>,
 }
 
 struct Running {
@@ -43,7 +47,7 @@ impl SelfPlayWorker {
             ));
         }
         let device = stratego_model::device(device)?;
-        Ok(SelfPlayWorker { config, index, device, running: None })
+        Ok(SelfPlayWorker { config, index, device, running: None, collector: None })
     }
 
     /// The seed of this worker's actors when they start at `version`.
@@ -94,13 +98,15 @@ impl SelfPlayWorker {
         }
         if have < wanted {
             let more = Wanted { decisions: wanted - have, version, max_staleness };
-            kept.extend(free(&running.games, &running.actors, more)?);
+            let collector = self.collector.get_or_insert_with(|| Collector::for_decisions(&self.config, wanted));
+            kept.extend(collector.collect(&running.games, &running.actors, more)?);
         }
         Ok(kept)
     }
 
     /// Stops the actors and the service; an actor's own error comes first.
     pub fn stop(&mut self) -> Result<(), TrainError> {
+        self.collector = None;
         if let Some(running) = self.running.take() {
             drop(running.games);
             let stopped = running.actors.stop();
@@ -114,5 +120,47 @@ impl SelfPlayWorker {
 impl Drop for SelfPlayWorker {
     fn drop(&mut self) {
         let _ = self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stratego_model::StrategoNet;
+
+    use super::*;
+    use crate::train::checkpoint_meta;
+
+    /// A worker of a smoke-shaped run (a short cap, so games end quickly)
+    /// under `modes` (config lines added to `[run]` and `[selfplay]`).
+    fn worker(run: &str, selfplay: &str) -> (SelfPlayWorker, Vec<u8>) {
+        let text = format!(
+            "[run]\nseed = 3\n{run}\n[game]\nrules = \"stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=60,max-battleless=40\"\n\
+             [selfplay]\nactors = 2\ngames_per_actor = 4\n{selfplay}\n[learner]\nsamples_per_iteration = 64\nminibatch = 16\n\
+             [model]\npreset = \"tiny\"\n"
+        );
+        let config = TrainConfig::parse(&text).unwrap();
+        let device = stratego_model::device("cpu").unwrap();
+        let net = StrategoNet::tiny(config.game.layout, &device);
+        let bytes = stratego_model::to_bytes(&net, &checkpoint_meta(&config, 0)).unwrap();
+        (SelfPlayWorker::new(config, 0, "cpu").unwrap(), bytes)
+    }
+
+    /// Every way of collecting answers a cluster request: gated actors
+    /// (paced, lockstep) play only the rounds the worker grants them, so a
+    /// worker that collected freely from them would wait forever.
+    #[test]
+    fn a_worker_answers_in_every_collection_mode() {
+        for (mode, run, selfplay) in
+            [("free", "", ""), ("paced", "", "paced = true"), ("lockstep", "reproducible = true", "")]
+        {
+            let (mut worker, weights) = worker(run, selfplay);
+            for version in 0..2 {
+                let games = worker.play(&weights, version, 48).unwrap_or_else(|e| panic!("{mode}: {e}"));
+                let wanted = Wanted { decisions: 48, version, max_staleness: 4 };
+                let decisions: usize = games.iter().map(|g| wanted.counted(g)).sum();
+                assert!(decisions >= 48, "{mode}, request {version}: {decisions} decisions");
+            }
+            worker.stop().unwrap();
+        }
     }
 }
