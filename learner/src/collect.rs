@@ -70,10 +70,11 @@ impl Collector {
     /// paced rounds are sized by its share, not by the whole iteration.
     pub fn for_decisions(config: &TrainConfig, decisions: usize) -> Collector {
         let s = &config.selfplay;
+        let slots = s.actors * s.games_per_actor;
         if config.run.reproducible {
-            Collector::Lockstep(Lockstep::new(s.actors, s.games_per_actor))
+            Collector::Lockstep(Lockstep::new(slots))
         } else if s.paced {
-            Collector::Paced(Pacer::new(s.actors, s.games_per_actor, decisions))
+            Collector::Paced(Pacer::new(slots, decisions))
         } else {
             Collector::Free
         }
@@ -148,18 +149,21 @@ pub fn free(
 /// were played by recent policies: free actors fill the whole channel while
 /// the learner is the bottleneck, and with it `max_staleness`.
 pub struct Pacer {
-    /// Per actor, the grants it has not played yet.
+    /// Per actor thread (`Actors::count`), the grants it has not played yet.
     owed: Vec<usize>,
     steps: usize,
 }
 
 impl Pacer {
-    pub fn new(actors: usize, games_per_actor: usize, wanted: usize) -> Pacer {
-        Pacer { owed: vec![0; actors], steps: wanted.div_ceil(actors * games_per_actor) }
+    /// Rounds for actors with `slots` game slots in all, of which the
+    /// learner wants `wanted` decisions an iteration.
+    pub fn new(slots: usize, wanted: usize) -> Pacer {
+        Pacer { owed: Vec::new(), steps: wanted.div_ceil(slots) }
     }
 
     /// A round for every actor that has none left.
     fn grant_idle(&mut self, actors: &Actors) -> Result<(), TrainError> {
+        self.owed.resize(actors.count(), 0);
         for (actor, owed) in self.owed.iter_mut().enumerate().filter(|(_, owed)| **owed == 0) {
             actors.grant(actor, self.steps)?;
             *owed += 1;
@@ -213,14 +217,14 @@ impl Pacer {
 /// order, follow from the seeds and the policy alone; the service answers
 /// one actor at a time, so no batch mixes two actors' requests.
 pub struct Lockstep {
-    actors: usize,
-    games_per_actor: usize,
+    /// The actors' game slots in all.
+    slots: usize,
     waiting: VecDeque<GameTrajectory>,
 }
 
 impl Lockstep {
-    pub fn new(actors: usize, games_per_actor: usize) -> Lockstep {
-        Lockstep { actors, games_per_actor, waiting: VecDeque::new() }
+    pub fn new(slots: usize) -> Lockstep {
+        Lockstep { slots, waiting: VecDeque::new() }
     }
 
     fn collect(
@@ -238,8 +242,8 @@ impl Lockstep {
             if taken.missing() == 0 {
                 return Ok(taken.games);
             }
-            let steps = taken.missing().div_ceil(self.actors * self.games_per_actor);
-            for actor in 0..self.actors {
+            let steps = taken.missing().div_ceil(self.slots);
+            for actor in 0..actors.count() {
                 actors.play_steps(actor, steps, games, |game| self.waiting.push_back(game))?;
             }
         }

@@ -3,10 +3,14 @@
 //! from it and sends every finished game to the learner.
 //!
 //! A game is self-play (the network in both seats) or, in a configured
-//! share, the network against a fixed player (`opponents`: baselines or past
-//! networks) that takes one seat, drawn per game: those games end more often
-//! in a result the value and advantages can learn from, and only the
-//! network's seat gives decisions.
+//! share of the game slots, the network against a fixed player (`opponents`:
+//! baselines or past networks) or a past self (the pool) that takes one
+//! seat, drawn per game: those games end more often in a result the value
+//! and advantages can learn from, and only the network's seat gives
+//! decisions. The games against opponents play on threads of their own
+//! ([`Role`]): a thread steps all its games together, so a slow opponent
+//! (expectimax) would otherwise hold up the self-play games beside it, and
+//! their samples would grow stale while they wait.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,13 +45,14 @@ pub struct ActorConfig {
     pub temperature: f32,
     /// Fixed players the network meets ...
     pub opponents: Vec<Arc<dyn PlayerFactory>>,
-    /// ... in this share of the games (drawn per game, the opponent and its
-    /// seat uniformly).
+    /// ... in this share of the game slots (drawn per game, the opponent
+    /// and its seat uniformly).
     pub opponent_share: f64,
     /// Past versions of the network the run adds as it goes ...
     pub pool: Option<Arc<Pool>>,
-    /// ... met in this share of the games (drawn per game, the version by
-    /// the pool's rule, the seat uniformly), while the pool holds any.
+    /// ... met in this share of the game slots (drawn per game, the version
+    /// by the pool's rule, the seat uniformly), while the pool holds any;
+    /// until then those slots play self-play games.
     pub pool_share: f64,
     /// Seeds every actor's games and sampling ([`actor_seeds`]); a resumed
     /// run passes a new one (the learner's `selfplay_seed` of the run seed
@@ -75,6 +80,46 @@ fn opponent_seed(seed: u64, actor: usize) -> u64 {
     stream_seed(seed, "actor-opponents", actor as u64)
 }
 
+/// What an actor thread plays. Each configured actor's `games_per_actor`
+/// slots are split by the opponents' share (rounded, at least one slot to
+/// each side that has a share): its self-play slots step on one thread, its
+/// slots against opponents on another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    SelfPlay,
+    Opponents,
+}
+
+impl ActorConfig {
+    /// The shares of the game slots against the fixed opponents and the
+    /// pool: 0 where there is nothing to draw from.
+    fn shares(&self) -> (f64, f64) {
+        let fixed = if self.opponents.is_empty() { 0.0 } else { self.opponent_share };
+        let pool = if self.pool.is_some() { self.pool_share } else { 0.0 };
+        (fixed, pool)
+    }
+
+    /// The actor threads, in order, with their roles and game slots: per
+    /// configured actor, its self-play thread (if it has slots), then its
+    /// opponents' thread (if the opponents have a share).
+    pub fn threads(&self) -> Vec<(Role, usize)> {
+        let (fixed, pool) = self.shares();
+        let share = (fixed + pool).min(1.0);
+        let g = self.games_per_actor;
+        let against = if share > 0.0 { ((g as f64 * share).round() as usize).clamp(1, g) } else { 0 };
+        let mut threads = Vec::new();
+        for _ in 0..self.actors {
+            if g > against {
+                threads.push((Role::SelfPlay, g - against));
+            }
+            if against > 0 {
+                threads.push((Role::Opponents, against));
+            }
+        }
+        threads
+    }
+}
+
 /// A fixed player in one seat of one game, with the public history it sees
 /// and, under rules laxer than its own, its own progress rules
 /// (`stratego_players::player::self_restriction`).
@@ -85,23 +130,22 @@ struct Seated {
     progress: Option<ProgressTracker>,
 }
 
-/// Who plays the game starting in a slot: the network alone, or against a
-/// fixed opponent in a seat, drawn with `rng`.
-fn draw_opponent(config: &ActorConfig, rules: &Ruleset, rng: &mut AgentRng) -> Option<Seated> {
-    let fixed_share = if config.opponents.is_empty() { 0.0 } else { config.opponent_share };
-    let pool = config.pool.as_ref().filter(|_| config.pool_share > 0.0);
-    if fixed_share == 0.0 && pool.is_none() {
+/// Who plays the game starting in a slot of a thread of `role`: the network
+/// alone on a self-play thread; on an opponents' thread, a fixed opponent or
+/// a past self (in proportion to their shares) in a seat, drawn with `rng`.
+fn draw_opponent(config: &ActorConfig, role: Role, rules: &Ruleset, rng: &mut AgentRng) -> Option<Seated> {
+    let (fixed_share, pool_share) = config.shares();
+    if role == Role::SelfPlay || fixed_share + pool_share == 0.0 {
         return None;
     }
-    let r = rng.random::<f64>();
+    let r = rng.random::<f64>() * (fixed_share + pool_share);
     let (index, factory) = if r < fixed_share {
         let index = rng.random_range(0..config.opponents.len());
         (index, config.opponents[index].clone())
-    } else if r < fixed_share + config.pool_share {
-        // Past selves count as one opponent in the scores: the last index.
-        (config.opponents.len(), pool?.draw(rng)?.1)
     } else {
-        return None;
+        // Past selves count as one opponent in the scores: the last index.
+        // An empty pool (the run's start) leaves the slot a self-play game.
+        (config.opponents.len(), config.pool.as_ref()?.draw(rng)?.1)
     };
     let color = if rng.random::<bool>() { Color::Red } else { Color::Blue };
     let progress = self_restriction(factory.as_ref(), rules).map(ProgressTracker::new);
@@ -159,6 +203,12 @@ impl Gate {
 }
 
 impl Actors {
+    /// The actor threads ([`ActorConfig::threads`]); grants and
+    /// [`Actors::play_steps`] name them by index.
+    pub fn count(&self) -> usize {
+        self.threads.len()
+    }
+
     /// Whether an actor has ended before being asked to stop: it failed,
     /// panicked, or found the game channel closed. [`Actors::stop`] then
     /// says why.
@@ -247,7 +297,8 @@ impl Actors {
     }
 }
 
-/// Starts `config.actors` threads sending finished games to `games`.
+/// Starts the actor threads of `config` ([`ActorConfig::threads`]) sending
+/// finished games to `games`.
 /// `setups` makes each actor's setup source.
 pub fn spawn_actors(
     config: &ActorConfig,
@@ -260,7 +311,7 @@ pub fn spawn_actors(
     let mut threads = Vec::new();
     let (paused, paused_rx) = unbounded();
     let mut grants = Vec::new();
-    for actor in 0..config.actors {
+    for (actor, (role, slots)) in config.threads().into_iter().enumerate() {
         let gate = config.gated.then(|| {
             let (grant, grants_rx) = unbounded();
             grants.push(grant);
@@ -268,13 +319,13 @@ pub fn spawn_actors(
         });
         let (games_seed, moves_seed) = actor_seeds(config.seed, actor);
         let opponents_seed = opponent_seed(config.seed, actor);
-        let env = VecEnv::with_setups(config.rules, config.games_per_actor, games_seed, setups())?;
+        let env = VecEnv::with_setups(config.rules, slots, games_seed, setups())?;
         let (config, policy, games, stop, plies) =
             (config.clone(), policy.clone(), games.clone(), stop.clone(), plies.clone());
         let thread = std::thread::Builder::new()
             .name(format!("actor-{actor}"))
             .spawn(move || {
-                run_actor(env, (moves_seed, opponents_seed), &config, &policy, &games, (&stop, &plies), gate)
+                run_actor(env, role, (moves_seed, opponents_seed), &config, &policy, &games, (&stop, &plies), gate)
             })
             .expect("the OS can start a thread");
         threads.push(thread);
@@ -283,8 +334,10 @@ pub fn spawn_actors(
     Ok(Actors { stop, threads, plies, gates })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_actor(
     mut env: VecEnv,
+    role: Role,
     (moves_seed, opponents_seed): (u64, u64),
     config: &ActorConfig,
     policy: &PolicyClient,
@@ -303,7 +356,8 @@ fn run_actor(
     let mut decisions: Vec<Vec<Decision>> = vec![Vec::new(); n];
     let mut ended = vec![false; n];
     let rules = *env.rules();
-    let mut seated: Vec<Option<Seated>> = (0..n).map(|_| draw_opponent(config, &rules, &mut opponent_rng)).collect();
+    let mut seated: Vec<Option<Seated>> =
+        (0..n).map(|_| draw_opponent(config, role, &rules, &mut opponent_rng)).collect();
     while !stop.load(Ordering::Relaxed) {
         if let Some(gate) = gate.as_mut() {
             if !gate.step() {
@@ -314,8 +368,8 @@ fn run_actor(
         env.legal_mask(&mut legal)?;
         env.current_players(&mut players)?;
         // The network answers for every slot (one batch), also where the
-        // opponent moves: simpler than a ragged batch, and the opponents'
-        // share of the batch is at most half of `opponent_share`.
+        // opponent moves: simpler than a ragged batch, and only an
+        // opponents' thread has such slots (about half of its batch).
         let reply = policy.evaluate(planes.clone(), legal.clone())?;
         let inference = &reply.inference;
         for g in 0..n {
@@ -366,7 +420,7 @@ fn run_actor(
                 decisions: std::mem::take(&mut decisions[game.env]),
                 opponent: seated[game.env].as_ref().map(|s| s.seat),
             };
-            seated[game.env] = draw_opponent(config, &rules, &mut opponent_rng);
+            seated[game.env] = draw_opponent(config, role, &rules, &mut opponent_rng);
             // Blocks while the learner is behind (back-pressure), but wakes
             // up to notice a stop request.
             let mut pending = trajectory;
@@ -518,6 +572,88 @@ mod tests {
             assert!(decisions.next().is_none());
         }
         assert_eq!(seats.len(), 2, "the opponent sat in both seats");
+    }
+
+    /// A test opponent that plays the first legal move once `gate` opens
+    /// and until then waits: the slowest opponent there is.
+    struct Blocked(Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>);
+
+    impl Player for Blocked {
+        fn name(&self) -> String {
+            "blocked".into()
+        }
+        fn choose_move(
+            &mut self,
+            view: &InfoView<'_>,
+            _: &mut AgentRng,
+        ) -> Result<stratego_engine::Move, stratego_players::PlayerError> {
+            let (open, opened) = &*self.0;
+            let _open = opened.wait_while(open.lock().unwrap(), |open| !*open).unwrap();
+            Ok(view.legal_moves[0])
+        }
+    }
+
+    /// The slots against opponents step on threads of their own: an
+    /// opponent that does not move holds up only its own games, and the
+    /// self-play games beside it go on finishing. (When the two shared a
+    /// thread, no game finished after the opponent's first turn.)
+    #[test]
+    fn a_stuck_opponent_holds_up_only_its_own_games() {
+        let gate = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+        let blocked = gate.clone();
+        let config = ActorConfig {
+            opponents: vec![Arc::new(stratego_players::FnFactory::new("blocked", move || {
+                Box::new(Blocked(blocked.clone()))
+            }))],
+            opponent_share: 0.5,
+            ..config(1, 4, 13)
+        };
+        assert_eq!(config.threads(), [(Role::SelfPlay, 2), (Role::Opponents, 2)]);
+        let service = service();
+        let (sender, games) = bounded(64);
+        let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
+        assert_eq!(actors.count(), 2);
+        let got = receive(&games, 6);
+        assert!(got.iter().all(|g| g.opponent.is_none()), "only self-play games finished");
+        // Opened, the opponent's games finish too.
+        *gate.0.lock().unwrap() = true;
+        gate.1.notify_all();
+        let start = Instant::now();
+        while games.recv_timeout(Duration::from_secs(120)).expect("a finished game").opponent.is_none() {
+            assert!(start.elapsed() < Duration::from_secs(120), "no game against the opponent finished");
+        }
+        drop(games);
+        actors.stop().unwrap();
+        service.shutdown();
+    }
+
+    /// How the slots split: by the opponents' shares (fixed and pool
+    /// together), rounded, at least one slot to each side with a share.
+    #[test]
+    fn the_opponents_share_splits_each_actors_slots() {
+        let first = || -> Arc<dyn PlayerFactory> {
+            Arc::new(stratego_players::FnFactory::new("first", || Box::new(crate::First)))
+        };
+        let with = |actors, games, share| ActorConfig {
+            opponents: vec![first()],
+            opponent_share: share,
+            ..config(actors, games, 1)
+        };
+        assert_eq!(config(2, 8, 1).threads(), [(Role::SelfPlay, 8), (Role::SelfPlay, 8)]);
+        // No opponent to draw: the share counts for nothing.
+        assert_eq!(ActorConfig { opponent_share: 0.5, ..config(1, 8, 1) }.threads(), [(Role::SelfPlay, 8)]);
+        assert_eq!(with(1, 64, 0.5).threads(), [(Role::SelfPlay, 32), (Role::Opponents, 32)]);
+        assert_eq!(
+            with(2, 10, 0.2).threads(),
+            [(Role::SelfPlay, 8), (Role::Opponents, 2), (Role::SelfPlay, 8), (Role::Opponents, 2)]
+        );
+        assert_eq!(with(1, 8, 0.01).threads(), [(Role::SelfPlay, 7), (Role::Opponents, 1)]);
+        assert_eq!(with(1, 8, 1.0).threads(), [(Role::Opponents, 8)]);
+        // Without a pool, its share counts for nothing either.
+        assert_eq!(
+            ActorConfig { pool_share: 0.5, ..with(1, 8, 0.25) }.threads(),
+            [(Role::SelfPlay, 6), (Role::Opponents, 2)]
+        );
     }
 
     /// The setups follow the seed exactly. (The moves do too, given the

@@ -20,7 +20,7 @@ mod service;
 mod trajectory;
 mod wire;
 
-pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors};
+pub use actor::{actor_seeds, spawn_actors, ActorConfig, Actors, Role};
 pub use pool::Pool;
 pub use service::{InferenceService, PolicyClient, PolicyReply};
 pub use trajectory::{Decision, GameTrajectory, OpponentSeat};
