@@ -138,6 +138,9 @@ fn opponent_names(s: &SelfPlayConfig) -> Vec<String> {
 /// What the pool's games are logged as: `selfplay/score_vs_pool`.
 pub const POOL_OPPONENT: &str = "pool";
 
+/// `selfplay/score_vs_<opponent>` of each opponent that played in `games`
+/// (`opponents` in seat-index order, `opponent_names`): the network's mean
+/// score against it.
 fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(String, f64)> {
     let mut sums = vec![(0.0f64, 0usize); opponents.len()];
     for game in games {

@@ -134,10 +134,11 @@ struct Seated {
 /// alone on a self-play thread; on an opponents' thread, a fixed opponent or
 /// a past self (in proportion to their shares) in a seat, drawn with `rng`.
 fn draw_opponent(config: &ActorConfig, role: Role, rules: &Ruleset, rng: &mut AgentRng) -> Option<Seated> {
-    let (fixed_share, pool_share) = config.shares();
-    if role == Role::SelfPlay || fixed_share + pool_share == 0.0 {
+    if role == Role::SelfPlay {
         return None;
     }
+    // An opponents' thread exists only where the shares add up to more than 0.
+    let (fixed_share, pool_share) = config.shares();
     let r = rng.random::<f64>() * (fixed_share + pool_share);
     let (index, factory) = if r < fixed_share {
         let index = rng.random_range(0..config.opponents.len());
