@@ -26,6 +26,7 @@ fn spec_of(kind: &str) -> Option<String> {
         "ntuple" => format!("ntuple:{root}/registrations/ntuple-td.safetensors"),
         "net" => format!("net:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
         "netsearch" => format!("netsearch:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
+        "netexpectimax" => format!("netexpectimax:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
         _ => return None,
     })
 }

@@ -30,6 +30,7 @@
 //! This crate sits above the model and the player interface so that the
 //! model depends on the engine and burn only.
 
+pub mod guided;
 pub mod search;
 
 use std::path::Path;
@@ -112,6 +113,30 @@ impl Network {
     /// (see the module documentation), for every network player.
     fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
         stratego_players::player::same_rules("its network was", &self.rules, rules)
+    }
+
+    /// The policy over the 1800 action ids of the viewer's frame, zero on
+    /// illegal ones, from a state rebuilt from the view's public
+    /// information (`rng` draws its hidden types; the planes, and so the
+    /// policy, do not depend on them).
+    fn policy(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Vec<f32>, ModelError> {
+        // Another piece set is refused at start-up (`check_rules`); a view
+        // that still gets here is an input error, not a panic. Progress
+        // rules and caps may differ (see the module documentation).
+        self.check_rules(&view.rules).map_err(ModelError::Input)?;
+        // The rebuild draws hidden types; a generator of its own keeps the
+        // player's stream (the temperature draws) independent of how many
+        // draws the rebuild needed.
+        let mut rebuild_rng = AgentRng::seed_from_u64(rng.random());
+        let state = public_replay(view, &mut rebuild_rng)
+            .map_err(|e| ModelError::Input(format!("cannot rebuild the game from the view: {e}")))?;
+        debug_assert_eq!(state.to_move(), view.me, "the rebuilt state has the viewer to move");
+        let planes = observe(&state, self.layout);
+        let mut legal = vec![false; NUM_ACTIONS];
+        for &mv in &view.legal_moves {
+            legal[action_of(mv, view)] = true;
+        }
+        Ok(infer(&self.net, self.layout, &planes, &legal, &self.device)?.policy)
     }
 }
 
@@ -248,25 +273,10 @@ impl NetPlayer {
     /// The network's policy over the 1800 action ids of the acting player's
     /// frame, zero on illegal ones.
     fn policy(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Vec<f32>, ModelError> {
-        let network = &self.network;
-        // Another piece set is refused at start-up (`check_rules`); a view
-        // that still gets here is an input error, not a panic. Progress
-        // rules and caps may differ (see the module documentation).
-        network.check_rules(&view.rules).map_err(|e| ModelError::Input(format!("{}: {e}", self.name)))?;
-        // The rebuild draws hidden types; a generator of its own keeps the
-        // player's stream (the temperature draws) independent of how many
-        // draws the rebuild needed.
-        let mut rebuild_rng = AgentRng::seed_from_u64(rng.random());
-        let state = public_replay(view, &mut rebuild_rng)
-            .map_err(|e| ModelError::Input(format!("cannot rebuild the game from the view: {e}")))?;
-        debug_assert_eq!(state.to_move(), view.me, "the rebuilt state has the viewer to move");
-        let planes = observe(&state, network.layout);
-        let mut legal = vec![false; NUM_ACTIONS];
-        for &mv in &view.legal_moves {
-            legal[action_of(mv, view)] = true;
-        }
-        let inference = infer(&network.net, network.layout, &planes, &legal, &network.device)?;
-        Ok(inference.policy)
+        self.network.policy(view, rng).map_err(|e| match e {
+            ModelError::Input(why) => ModelError::Input(format!("{}: {why}", self.name)),
+            other => other,
+        })
     }
 }
 
@@ -307,6 +317,7 @@ pub fn net_spec(path: &str, options: &NetOptions) -> PlayerSpec {
 /// for one (the command line, where most specs name baselines).
 pub fn register(registry: &mut Registry, device: Option<Device>) {
     registry.register(search::entry(device.clone()));
+    registry.register(guided::entry(device.clone()));
     registry.register(Entry {
         name: "net",
         path: Some("a checkpoint path, e.g. net:runs/x/ckpt.safetensors"),
