@@ -90,7 +90,10 @@ const LAYERS: &[&[&str]] = &[
     // The two games, on the contract.
     &["engine", "cotoan"],
     &["players", "model", "runlog"],
-    &["baselines", "evaluation", "netplayer", "selfplay"],
+    &["baselines", "evaluation", "selfplay"],
+    // The network players, above the hand-written ones: the guided search
+    // (`netexpectimax`) runs the baselines' expectimax.
+    &["netplayer"],
     // The one list of players, below everything that names players by spec.
     &["roster"],
     &["learner"],

@@ -12,9 +12,6 @@ use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::view::{public_history, InfoView};
 use stratego_players::{AgentRng, Player};
 
-/// Trained on classic rules (registrations/cpu-continue.toml).
-const TRAINED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../registrations/cpu-continue.safetensors");
-
 mod common;
 use common::*;
 
@@ -82,48 +79,6 @@ fn the_clock_bounds_every_decision() {
     let longest = longest_decision(timed.make().as_mut(), rules, 40, 4);
     eprintln!("longest decision under time=50: {longest:?}");
     assert!(longest < Duration::from_millis(2 * 50 + 200), "{longest:?}");
-}
-
-/// A classic position with both armies: Blue's Captain has just taken a
-/// Red Scout on e5 (so it is revealed) and stands next to Red's Marshal,
-/// which takes it for nothing (no Blue piece can reach e5 and beat a
-/// Marshal), and next to Red's Lieutenant, which would die attacking it.
-fn free_captain() -> (State, Vec<stratego_players::view::PublicPly>) {
-    let rules = Ruleset::classic();
-    let mut board = Board::default();
-    let at = |row, col| Square::from_row_col(row, col).unwrap();
-    use PieceType::*;
-    let fixed = [
-        (Color::Red, Marshal, at(3, 4)),
-        (Color::Red, Lieutenant, at(4, 5)),
-        (Color::Red, Scout, at(4, 4)),
-        (Color::Blue, Captain, at(5, 4)),
-    ];
-    for (color, kind, sq) in fixed {
-        board.set(sq, Some(Piece::new(color, kind, sq)));
-    }
-    // The rest of each army fills its four home rows, the Flag and the
-    // Bombs at the back.
-    for (color, rows) in [(Color::Red, [0u8, 1, 2, 3]), (Color::Blue, [9, 8, 7, 6])] {
-        let mut rest: Vec<PieceType> = Vec::new();
-        for kind in [Flag, Bomb, Marshal, General, Colonel, Major, Captain, Lieutenant, Sergeant, Miner, Scout, Spy] {
-            let placed = fixed.iter().filter(|f| f.0 == color && f.1 == kind).count() as u8;
-            rest.extend(std::iter::repeat_n(kind, (PieceSet::Classic.count(kind) - placed) as usize));
-        }
-        let free: Vec<Square> =
-            rows.iter().flat_map(|&r| (0..10).map(move |c| at(r, c))).filter(|&sq| board[sq].is_none()).collect();
-        for (sq, kind) in free.into_iter().zip(rest) {
-            board.set(sq, Some(Piece::new(color, kind, sq)));
-        }
-    }
-    let position = Position { rules, board, to_move: Color::Red, ply: 0, battleless: 0 };
-    let mut state = State::from_position(position).unwrap();
-    state.apply_move(Move { from: at(3, 0), to: at(4, 0) }).unwrap();
-    state.apply_move(Move { from: at(5, 4), to: at(4, 4) }).unwrap();
-    let captain = state.board()[at(4, 4)].unwrap();
-    assert!(captain.kind == Captain && captain.color == Color::Blue && captain.revealed);
-    let history = public_history(&state);
-    (state, history)
 }
 
 /// The checkpoint's value head is flat (its values of the moves of this

@@ -36,6 +36,7 @@ class LabBots(unittest.TestCase):
             "ntuple": f"ntuple:{NTUPLE}",
             "net": f"net:{NETWORK}",
             "netsearch": f"netsearch:{TINY_NETWORK},setup=handcrafted-v2",
+            "netexpectimax": f"netexpectimax:{TINY_NETWORK},depth=1,setup=handcrafted-v2",
         }
         kinds = stratego_lab.player_kinds()
         self.assertEqual([kind for kind in kinds if kind not in specs], [], "kinds without a spec in this test")

@@ -199,6 +199,8 @@ def bot_cases():
         "ntuple:/nonexistent",
         "net:/nonexistent",
         "netsearch:/nonexistent",
+        "netexpectimax:/nonexistent",
+        "netexpectimax:/nonexistent,margin=2",
         "mcts:simulations=0",
         "mcts:simulations=-1",
         "mcts:uct=nan",

@@ -1,0 +1,191 @@
+//! Expectimax guided by a network's policy (`netexpectimax:PATH`): legal,
+//! reproducible games, the choice it makes (the policy's favourite among
+//! near-best moves, never a move the search values clearly lower), its
+//! clock, and its options.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use stratego_baselines::expectimax::ExpectimaxConfig;
+use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup, Square, State};
+use stratego_model::device;
+use stratego_netplayer::guided::{GuidedFactory, GuidedOptions};
+use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_players::view::{public_history, InfoView};
+use stratego_players::{AgentRng, PlayerSpec};
+
+mod common;
+use common::*;
+
+#[test]
+fn guided_players_play_legal_reproducible_games_against_random_in_both_colours() {
+    let options = [",depth=3", ",margin=0,depth=2", ",margin=0.05,depth=1,guard=off,setup=handcrafted"];
+    play_legal_reproducible_pairs("netexpectimax", &options, 23, |player| {
+        assert_eq!(player.trained_rules(), Some(short_barrage()));
+    });
+}
+
+fn trained(options: GuidedOptions) -> GuidedFactory {
+    let net = NetPlayerFactory::load(Path::new(TRAINED), NetOptions::default(), &device("cpu").unwrap()).unwrap();
+    GuidedFactory::from_net(&net, options)
+}
+
+/// The bare policy gives the free Captain 2 % and a Scout's attack on a
+/// hidden piece 86 % (tests/search.rs). Three plies deep the search values
+/// the capture best, but only just: the Marshal it reveals stands where a
+/// hidden piece may be the Spy. With no margin the search decides and takes
+/// the Captain; with the whole range as margin the policy decides and plays
+/// its Scout; with a small margin the policy chooses among the moves valued
+/// within it of the best, and only among those.
+#[test]
+fn the_margin_decides_how_far_the_policy_may_overrule_the_search() {
+    let (state, history) = free_captain();
+    let view = InfoView::new(&state, &history);
+    let at = |row, col| Square::from_row_col(row, col).unwrap();
+    let take = Move { from: at(3, 4), to: at(4, 4) };
+    for seed in 0..2 {
+        let play = |margin: f64| {
+            let mut player = trained(GuidedOptions { margin, ..GuidedOptions::default() }).player();
+            let mv = player.try_choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap();
+            (mv, player.last)
+        };
+        let (mv, last) = play(0.0);
+        assert_eq!(mv, take, "no margin: the search's best, {:?}", last.values);
+        assert!(!last.overruled && last.near_best == 1);
+        let (mv, last) = play(1.0);
+        let favourite = last.values.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        assert_eq!(mv, favourite.0, "the whole range as margin: the policy decides");
+        assert!(mv != take && favourite.2 > 0.5 && last.overruled && last.near_best == last.values.len());
+        let margin = 0.01;
+        let (mv, last) = play(margin);
+        let best = last.values[0].1;
+        let near: Vec<_> = last.values.iter().filter(|v| v.1 >= best - margin - 1e-9).collect();
+        assert!(near.len() > 1 && near.len() < last.values.len(), "{:?}", last.values);
+        let pick = near.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
+        assert_eq!(mv, pick.0, "the policy's favourite among {near:?}");
+    }
+}
+
+/// Through a game against random moves: every decision plays the policy's
+/// most likely move among those searched within the margin of the best,
+/// and the policy does change some decisions (else the player would be
+/// plain expectimax).
+#[test]
+fn every_decision_is_the_policys_favourite_among_the_near_best() {
+    let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
+    let mut rng = AgentRng::seed_from_u64(7);
+    let red = Setup::random(PieceSet::Classic, &mut rng);
+    let blue = Setup::random(PieceSet::Classic, &mut rng);
+    let mut state = State::from_setups(rules, &red, &blue).unwrap();
+    // Depth 2 keeps the test quick in the debug build.
+    let options =
+        GuidedOptions { search: ExpectimaxConfig { depth: 2, ..ExpectimaxConfig::default() }, ..Default::default() };
+    let mut player = trained(options).player();
+    let (mut decisions, mut overruled, mut several) = (0, 0, 0);
+    while !state.is_terminal() && state.ply() < 60 {
+        let mv = if state.to_move() == Color::Red {
+            let history = public_history(&state);
+            let view = InfoView::new(&state, &history);
+            let mv = player.try_choose_move(&view, &mut rng).unwrap();
+            if view.legal_moves.len() > 1 {
+                let last = &player.last;
+                let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+                let near: Vec<_> = last.values.iter().filter(|v| v.1 >= best - options.margin - 1e-9).collect();
+                assert_eq!(near.len(), last.near_best);
+                let top = near.iter().map(|v| v.2).fold(f32::NEG_INFINITY, f32::max);
+                let chosen = near.iter().find(|v| v.0 == mv).unwrap_or_else(|| panic!("{mv} is not near the best"));
+                assert_eq!(chosen.2, top, "{mv} is not the policy's favourite among {near:?}");
+                decisions += 1;
+                overruled += last.overruled as u32;
+                several += (last.near_best > 1) as u32;
+            }
+            mv
+        } else {
+            state.sample_legal_move(&mut rng).unwrap()
+        };
+        state.apply_move(mv).unwrap();
+    }
+    eprintln!("{decisions} decisions, {several} with several near-best moves, {overruled} overruled");
+    assert!(decisions >= 20 && several > 0 && overruled > 0, "{decisions} {several} {overruled}");
+}
+
+/// Under a clock the inference and the search together stay within it,
+/// with a margin for a loaded test machine (EVALUATION.md has the figures).
+#[test]
+fn the_clock_bounds_every_decision() {
+    let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
+    let mut player = build(&format!("netexpectimax:{TRAINED}")).unwrap().make();
+    let limit = Duration::from_millis(100);
+    player.limit_move_time(limit);
+    let mut rng = AgentRng::seed_from_u64(3);
+    let red = Setup::random(PieceSet::Classic, &mut rng);
+    let blue = Setup::random(PieceSet::Classic, &mut rng);
+    let mut state = State::from_setups(rules, &red, &blue).unwrap();
+    let mut longest = Duration::ZERO;
+    while !state.is_terminal() && state.ply() < 60 {
+        let mv = if state.to_move() == Color::Red {
+            let history = public_history(&state);
+            let view = InfoView::new(&state, &history);
+            let start = std::time::Instant::now();
+            let mv = player.choose_move(&view, &mut rng).unwrap();
+            longest = longest.max(start.elapsed());
+            mv
+        } else {
+            state.sample_legal_move(&mut rng).unwrap()
+        };
+        state.apply_move(mv).unwrap();
+    }
+    eprintln!("longest decision under a {limit:?} limit: {longest:?}");
+    assert!(longest < 2 * limit + Duration::from_millis(200), "{longest:?}");
+}
+
+#[test]
+fn options_parse_canonically_and_bad_ones_are_errors() {
+    let parse = |text: &str| GuidedOptions::parse(&text.parse::<PlayerSpec>().unwrap());
+    let parsed = parse("netexpectimax:x,margin=0.03,time=20,guard=off,setup=handcrafted-v2").unwrap();
+    assert_eq!(parsed.margin, 0.03);
+    assert_eq!(parsed.search.time, Some(Duration::from_millis(20)));
+    assert!(!parsed.search.guard);
+    // A clock alone lets the clock decide the depth, as for expectimax.
+    assert!(parsed.search.clock_decides);
+    assert_eq!(parsed.spec("x").to_string(), "netexpectimax:x,margin=0.03,time=20,guard=off,setup=handcrafted-v2");
+    assert_eq!(parse("netexpectimax:x").unwrap(), GuidedOptions::default());
+    assert_eq!(GuidedOptions::default().spec("x").to_string(), "netexpectimax:x,depth=3");
+    for (bad, needle) in [
+        ("margin=2", "bad value `2` for option `margin`"),
+        ("margin=-0.1", "bad value `-0.1`"),
+        ("margin=x", "bad value `x`"),
+        ("depth=0", "bad value `0` for option `depth`"),
+        ("time=0", "bad value `0` for option `time`"),
+        ("guard=maybe", "bad value `maybe`"),
+        ("leaf=ntuple:t.safetensors", "player `netexpectimax` has no option `leaf`"),
+        ("temperature=1", "player `netexpectimax` has no option `temperature`"),
+    ] {
+        let err = parse(&format!("netexpectimax:x,{bad}")).unwrap_err().to_string();
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+    // Through the registry: the canonical name, and loading errors name the spec.
+    let factory = build(&format!("netexpectimax:{TRAINED},time=20,setup=handcrafted-v2")).unwrap();
+    assert_eq!(factory.name(), format!("netexpectimax:{TRAINED},time=20,setup=handcrafted-v2"));
+    let err = build("netexpectimax:/nonexistent/x.safetensors").err().unwrap().to_string();
+    assert!(err.contains("cannot load player `netexpectimax:/nonexistent/x.safetensors`"), "{err}");
+    assert!(build("netexpectimax:").is_err());
+}
+
+#[test]
+fn another_piece_set_is_refused_and_a_foreign_view_is_an_error_not_a_panic() {
+    let factory = build(&format!("netexpectimax:{TRAINED}")).unwrap();
+    assert!(factory.check_rules(&Ruleset::classic()).is_ok());
+    assert!(factory.check_rules(&Ruleset { max_plies: 100, ..Ruleset::classic() }).is_ok());
+    assert!(factory.check_rules(&Ruleset::barrage()).is_err());
+    let rules = Ruleset::barrage();
+    let mut rng = AgentRng::seed_from_u64(2);
+    let red = Setup::random(rules.piece_set, &mut rng);
+    let blue = Setup::random(rules.piece_set, &mut rng);
+    let state = State::from_setups(rules, &red, &blue).unwrap();
+    let history = public_history(&state);
+    let view = InfoView::new(&state, &history);
+    let err = factory.make().choose_move(&view, &mut rng).unwrap_err().to_string();
+    assert!(err.contains("netexpectimax") && err.contains("piece set"), "{err}");
+}
