@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
-use stratego_engine::{Board, Color, Move, Piece, PieceSet, PieceType, Position, Ruleset, Setup, Square, State};
+use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup, Square, State};
 use stratego_model::device;
 use stratego_netplayer::search::{ChancePrior, NetSearchFactory, SearchOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
@@ -224,18 +224,5 @@ fn options_parse_and_bad_ones_are_errors() {
 
 #[test]
 fn another_piece_set_is_refused_and_a_foreign_view_is_an_error_not_a_panic() {
-    let factory = build(&format!("netsearch:{TRAINED}")).unwrap();
-    assert!(factory.check_rules(&Ruleset::classic()).is_ok());
-    assert!(factory.check_rules(&Ruleset { max_plies: 100, ..Ruleset::classic() }).is_ok());
-    assert!(factory.check_rules(&Ruleset::barrage()).is_err());
-    // A Barrage view given anyway.
-    let rules = Ruleset::barrage();
-    let mut rng = AgentRng::seed_from_u64(2);
-    let red = Setup::random(rules.piece_set, &mut rng);
-    let blue = Setup::random(rules.piece_set, &mut rng);
-    let state = State::from_setups(rules, &red, &blue).unwrap();
-    let history = public_history(&state);
-    let view = InfoView::new(&state, &history);
-    let err = factory.make().choose_move(&view, &mut rng).unwrap_err().to_string();
-    assert!(err.contains("netsearch") && err.contains("piece set"), "{err}");
+    another_piece_set_is_refused(&format!("netsearch:{TRAINED}"), "netsearch");
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -154,4 +155,24 @@ pub fn free_captain() -> (State, Vec<stratego_players::view::PublicPly>) {
     assert!(captain.kind == Captain && captain.color == Color::Blue && captain.revealed);
     let history = public_history(&state);
     (state, history)
+}
+
+/// The player of `spec` (a network kind on the classic checkpoint) accepts
+/// other caps of its piece set and refuses another piece set at start-up;
+/// a Barrage view given to it anyway is an error that names `kind` and the
+/// piece set, not a panic.
+pub fn another_piece_set_is_refused(spec: &str, kind: &str) {
+    let factory = build(spec).unwrap();
+    assert!(factory.check_rules(&Ruleset::classic()).is_ok());
+    assert!(factory.check_rules(&Ruleset { max_plies: 100, ..Ruleset::classic() }).is_ok());
+    assert!(factory.check_rules(&Ruleset::barrage()).is_err());
+    let rules = Ruleset::barrage();
+    let mut rng = stratego_players::AgentRng::seed_from_u64(2);
+    let red = stratego_engine::Setup::random(rules.piece_set, &mut rng);
+    let blue = stratego_engine::Setup::random(rules.piece_set, &mut rng);
+    let state = State::from_setups(rules, &red, &blue).unwrap();
+    let history = public_history(&state);
+    let view = stratego_players::view::InfoView::new(&state, &history);
+    let err = factory.make().choose_move(&view, &mut rng).unwrap_err().to_string();
+    assert!(err.contains(kind) && err.contains("piece set"), "{err}");
 }
