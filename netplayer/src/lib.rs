@@ -28,7 +28,8 @@
 //! training game: no draw by a cap is coming.
 //!
 //! This crate sits above the model and the player interface so that the
-//! model depends on the engine and burn only.
+//! model depends on the engine and burn only, and above the baselines,
+//! whose expectimax the guided search (`netexpectimax`, [`guided`]) runs.
 
 pub mod guided;
 pub mod search;
