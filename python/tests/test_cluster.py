@@ -8,6 +8,7 @@ missing Ray is a failure."""
 
 import filecmp
 import json
+import math
 import os
 import signal
 import subprocess
@@ -15,6 +16,9 @@ import tempfile
 import time
 import unittest
 from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
 
 from stratego_lab import _core
 
@@ -26,6 +30,22 @@ except ImportError:
         raise
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def rl_only_smoke(tmp: Path) -> Path:
+    """configs/smoke.toml without its warm start and its evaluations, as
+    `tmp/rl-only.toml`: these tests are about the rounds of the RL loop on
+    Ray. The warm start's teacher games and the play checks were most of
+    their time (about 150 s and 100 s here); both run in-process in
+    tests/train_cli.rs, on the same learner code."""
+    smoke = (ROOT / "configs" / "smoke.toml").read_text()
+    edits = [("[pretrain]\nenabled = true", "[pretrain]\nenabled = false"), ("[eval]\nevery = 6", "[eval]\nevery = 0")]
+    for before, after in edits:
+        assert before in smoke, before
+        smoke = smoke.replace(before, after)
+    config = tmp / "rl-only.toml"
+    config.write_text(smoke)
+    return config
 
 
 def same_tree(a: Path, b: Path):
@@ -99,7 +119,7 @@ class ClusterTest(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as tmp:
             run = Path(tmp) / "run"
-            trainer = self.cluster.Trainer(run, config=ROOT / "configs" / "smoke.toml", actors=2,
+            trainer = self.cluster.Trainer(run, config=rl_only_smoke(Path(tmp)), actors=2,
                                            on_round=kill, say=said.append)
             # Asked before any round: an actor answers one call at a time.
             killed["pid"], killed["pid1"] = ray.get([w.pid.remote() for w in trainer.workers])
@@ -119,12 +139,18 @@ class ClusterTest(unittest.TestCase):
             self.assertEqual(len(rounds), len(set(rounds)))
             self.assertEqual(sum(b["games"] for b in batches), summary["games"])
 
-            # The network beats random as the in-process smoke run must
-            # (tests/train_cli.rs): the last evaluation's interval above 0.5.
+            # The learner learned from the actors' games: a finite loss at
+            # every iteration, and weights that moved between the two
+            # checkpoints kept (8 and 12). Whether what it learns plays
+            # better is the in-process smoke run's check (tests/train_cli.rs,
+            # with its negative control): the learner is the same code.
             lines = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines()]
-            last = [l for l in lines if "eval/score_vs_random" in l][-1]
-            self.assertGreater(last["eval/score_vs_random_low"], 0.5, last["eval/score_vs_random"])
-            self.assertTrue((run / "checkpoints" / "00000012" / "model.safetensors").exists())
+            losses = [l["loss/total"] for l in lines if "loss/total" in l]
+            self.assertEqual(len(losses), 12)
+            self.assertTrue(all(math.isfinite(x) for x in losses), losses)
+            old, new = (load_file(run / "checkpoints" / f"{step:08}" / "model.safetensors") for step in (8, 12))
+            self.assertEqual(old.keys(), new.keys())
+            self.assertTrue(any(not np.array_equal(old[k], new[k]) for k in old), "the weights did not move")
 
             # A driver started again on the run directory resumes from its
             # newest checkpoint and goes on counting.
@@ -173,7 +199,7 @@ class NodeLossTest(unittest.TestCase):
 
             with tempfile.TemporaryDirectory() as tmp:
                 run = Path(tmp) / "run"
-                trainer = lab.Trainer(run, config=ROOT / "configs" / "smoke.toml", actors=2, iterations=3,
+                trainer = lab.Trainer(run, config=rl_only_smoke(Path(tmp)), actors=2, iterations=3,
                                       address=nodes.address, on_round=leave, say=said.append)
                 summary = trainer.train()
                 self.assertEqual(summary["iterations"], 3)
