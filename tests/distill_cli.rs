@@ -28,7 +28,7 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     let text = stratego_ok(&["distill", "--config", config, "--out", out, "--games", "6"]);
     assert_contains_all(
         &text,
-        &["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (untrained)", "epoch 1:", "wrote"],
+        &["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (before training)", "epoch 1:", "wrote"],
     );
     let info = stratego_ok(&["model", "info", out]);
     assert!(info.contains("step 0"), "{info}");

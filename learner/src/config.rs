@@ -132,9 +132,11 @@ pub struct RunConfig {
     /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
     pub device: DeviceName,
     /// A network checkpoint (from `stratego distill`, or any run's
-    /// `model.safetensors`) that a new run starts RL from instead of fresh
-    /// weights: its model, layout and rules must be the config's. Not with
-    /// `pretrain.enabled`.
+    /// `model.safetensors`) that a new run starts from instead of fresh
+    /// weights: its model, layout and rules must be the config's. With
+    /// `pretrain.enabled` (and for `stratego distill`) the imitation starts
+    /// from it: a round of expert iteration, a searching player of this
+    /// network as the teacher (docs/TRAINING.md, "Expert iteration").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init: Option<PathBuf>,
     /// A wall-clock budget: the run stops (with a checkpoint) after the
@@ -582,9 +584,6 @@ impl TrainConfig {
         self.validate_pool()?;
         if let Some(m) = self.run.max_minutes.filter(|m| !(m.is_finite() && *m > 0.0 && *m <= MAX_MINUTES)) {
             return Err(invalid("run.max_minutes", format!("{m} must be a number in (0, {MAX_MINUTES}]")));
-        }
-        if self.run.init.is_some() && self.pretrain.enabled {
-            return Err(invalid("run.init", "and `pretrain.enabled` both make the first network: choose one"));
         }
         self.validate_pretrain()
     }

@@ -17,7 +17,10 @@
 //!    Only the game records are kept; a minibatch's samples are rebuilt by
 //!    replaying their games (exact: the engine is deterministic), as the RL
 //!    learner does, so memory holds moves, not 23-195 KB observations.
-//! 3. **Training.** The last `holdout` share of the games is held out. The
+//! 3. **Training.** The network is `run.init`'s when the config names one
+//!    (a round of expert iteration: the teacher searches with that network
+//!    inside, e.g. `netexpectimax:PATH`), else a fresh one. The last
+//!    `holdout` share of the games is held out. The
 //!    loss is `policy + value_weight·value + belief_weight·belief`: the
 //!    policy's cross-entropy against the teacher's one-hot move (over the
 //!    legal actions: the network masks the others), and the value and belief
@@ -293,11 +296,12 @@ pub struct DistillReport {
     pub seconds: f64,
 }
 
-/// Pretrains a fresh network (initialised as `stratego train` initialises
-/// one: `device.seed(run.seed)`) by imitation of `config.pretrain.teacher`,
+/// Trains a network by imitation of `config.pretrain.teacher`: `run.init`'s
+/// when the config names one, else a fresh one (initialised as `stratego
+/// train` initialises one: `device.seed(run.seed)`),
 /// on the autodiff `device` (`plain`: the same device without autodiff, for
-/// the held-out measurements). `on_epoch` sees epoch 0 (the untrained
-/// network) and every epoch as it ends.
+/// the held-out measurements). `on_epoch` sees epoch 0 (the network before
+/// any step) and every epoch as it ends.
 pub fn distill(
     config: &TrainConfig,
     device: &Device,
@@ -339,9 +343,14 @@ pub fn distill(
         return Err(TrainError::Data("the teacher's training games hold no teacher decision".into()));
     }
 
-    // 2. The network, as `stratego train` initialises it.
+    // 2. The network: `run.init`'s (a round of expert iteration continues
+    // the network whose search teaches), or fresh, as `stratego train`
+    // initialises one.
     device.seed(config.run.seed);
-    let mut net = StrategoNet::new(&config.model.preset.model(), config.game.layout, device);
+    let mut net = match &config.run.init {
+        Some(path) => stratego_model::load(path, Some(config.game.layout), Some(&config.game.rules), device)?.0,
+        None => StrategoNet::new(&config.model.preset.model(), config.game.layout, device),
+    };
     let mut optimizer = optimizer(&config.learner);
     let mut report = DistillReport {
         games: games.len(),
@@ -361,10 +370,10 @@ pub fn distill(
         generation_seconds,
         ..PretrainEpoch::default()
     };
-    let mut untrained = epoch_record(0);
-    untrained.heldout = measure(&net.valid(), &games, &heldout, config, plain)?;
-    on_epoch(&untrained)?;
-    report.epochs.push(untrained);
+    let mut before = epoch_record(0);
+    before.heldout = measure(&net.valid(), &games, &heldout, config, plain)?;
+    on_epoch(&before)?;
+    report.epochs.push(before);
 
     // 3. Epochs of shuffled minibatches.
     let steps_per_epoch = train.len().div_ceil(p.batch);
@@ -413,7 +422,7 @@ pub fn epoch_line(e: &PretrainEpoch) -> String {
         h.per_hidden_square(h.prior_log_likelihood),
     );
     if e.epoch == 0 {
-        return format!("epoch 0 (untrained): {held_out}");
+        return format!("epoch 0 (before training): {held_out}");
     }
     let t = &e.train;
     format!(
@@ -623,6 +632,51 @@ mod tests {
     fn agreement(net: &StrategoNet, games: &[TeacherGame], picks: &[Decision], c: &TrainConfig) -> f64 {
         let device = stratego_model::device("cpu").unwrap();
         measure(net, games, picks, c, &device).unwrap().per_sample(Term::PolicyCorrect)
+    }
+
+    /// With `run.init` the imitation starts from that network (a round of
+    /// expert iteration), not from a fresh one: its held-out figures before
+    /// the first step are the given network's, and at rate 0 the written
+    /// checkpoint plays as the given one. Without it they are a fresh
+    /// network's, which the given one (another seed) is not.
+    #[test]
+    fn a_distill_with_run_init_starts_from_that_network() {
+        let mut c = config(120);
+        c.model.preset = crate::config::Preset::Tiny;
+        c.pretrain.teacher = "greedy".into();
+        (c.pretrain.games, c.pretrain.holdout, c.pretrain.epochs, c.pretrain.batch) = (6, 0.5, 1, 32);
+        c.pretrain.lr = 0.0;
+        let device = stratego_model::device("cpu").unwrap();
+        device.seed(77);
+        let given = StrategoNet::new(&c.model.preset.model(), Layout::Compact, &device);
+        let dir = stratego_testkit::scratch_dir("distill-init");
+        let init = dir.join("given.safetensors");
+        stratego_model::save(&given, &super::meta(&c), &init).unwrap();
+
+        let held_out_policy = |c: &TrainConfig, out: &str| {
+            let path = dir.join(out);
+            let report = distill_to(c, "cpu", &path, false, &mut |_| Ok(())).unwrap();
+            let written = stratego_model::load(&path, Some(Layout::Compact), Some(&c.game.rules), &device).unwrap().0;
+            let [before, after] = [&report.epochs[0], &report.epochs[1]].map(|e| e.heldout.per_sample(Term::Policy));
+            (before, after, written)
+        };
+        let (fresh_before, _, _) = held_out_policy(&c, "fresh.safetensors");
+        c.run.init = Some(init.clone());
+        c.validate().unwrap();
+        c.check_before_run().unwrap();
+        let (before, after, written) = held_out_policy(&c, "continued.safetensors");
+        assert_eq!(before, after, "rate 0 moves no weight");
+        assert!((before - fresh_before).abs() > 1e-4, "started fresh: {before} against a fresh {fresh_before}");
+
+        // The written network is the given one: same held-out loss on the
+        // same teacher games as measured directly.
+        let games =
+            play_teacher_games(&c, stratego_roster::players().factory("greedy").unwrap().as_ref(), &[], 6, &|| {})
+                .unwrap();
+        let picks = decisions(&games[3..]);
+        let loss = |net: &StrategoNet| measure(net, &games, &picks, &c, &device).unwrap().per_sample(Term::Policy);
+        assert_eq!(loss(&written), loss(&given));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A small distill end to end: the checkpoint loads as a normal one (and
