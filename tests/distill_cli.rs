@@ -1,6 +1,6 @@
 //! `stratego distill` end to end on a tiny budget: the checkpoint it writes
-//! is a normal one, an existing output is refused, and a bad teacher is a
-//! one-line error naming its key.
+//! is a normal one, an existing output is refused, a bad teacher is a
+//! one-line error naming its key, and `run.init` continues a checkpoint.
 
 mod common;
 
@@ -28,7 +28,13 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     let text = stratego_ok(&["distill", "--config", config, "--out", out, "--games", "6"]);
     assert_contains_all(
         &text,
-        &["teacher greedy: 6 games (2 held out)", "teacher games: 6 games", "epoch 0 (before training)", "epoch 1:", "wrote"],
+        &[
+            "teacher greedy: 6 games (2 held out)",
+            "teacher games: 6 games",
+            "epoch 0 (before training)",
+            "epoch 1:",
+            "wrote",
+        ],
     );
     let info = stratego_ok(&["model", "info", out]);
     assert!(info.contains("step 0"), "{info}");
@@ -39,6 +45,21 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     assert_refused(&["distill", "--config", config, "--out", other, "--teacher", "alphazero"], "`pretrain.teacher`");
     assert_refused(&["distill", "--config", config, "--out", other, "--games", "1"], "`pretrain.games`");
     assert!(!std::path::Path::new(other).exists());
+
+    // A round of expert iteration from the checkpoint just written: with
+    // `run.init` the imitation starts from it, and one of another network
+    // size is refused naming the key, before any teacher game.
+    let round = dir.join("round.toml");
+    std::fs::write(&round, format!("[run]\ninit = \"{out}\"\n{CONFIG}")).unwrap();
+    let round = round.to_str().unwrap();
+    let text = stratego_ok(&["distill", "--config", round, "--out", other]);
+    assert_contains_all(&text, &["epoch 0 (before training)", "epoch 1:", "wrote"]);
+    let small = dir.join("small.toml");
+    std::fs::write(&small, format!("[run]\ninit = \"{out}\"\n{}", CONFIG.replace("\"tiny\"", "\"small\""))).unwrap();
+    let third = dir.join("f.safetensors");
+    let args = ["distill", "--config", small.to_str().unwrap(), "--out", third.to_str().unwrap()];
+    assert_refused(&args, "`run.init`");
+    assert!(!third.exists());
     // An output that cannot be written fails before the teacher's games,
     // not after them.
     for (missing, needle) in [

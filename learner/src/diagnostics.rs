@@ -610,7 +610,7 @@ pub const PRETRAIN_DIAGNOSTICS: &[Diagnostic<PretrainEpoch>] = &[
 ];
 
 /// Every pretraining diagnostic's value for `epoch`, in table order; for
-/// epoch 0 (the untrained network) only the finite ones: what it measured
+/// epoch 0 (the network before any step) only the finite ones: what it measured
 /// on the held-out games and the games themselves.
 pub fn pretrain_values(epoch: &PretrainEpoch) -> Vec<(&'static str, f64)> {
     let mut values = table_values(PRETRAIN_DIAGNOSTICS, epoch);

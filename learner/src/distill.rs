@@ -28,7 +28,7 @@
 //!    minibatches of `batch` decisions, each one gradient step with the
 //!    learner's AdamW, gradient clip and weight decay (`step::imitation_step`)
 //!    at the constant rate `pretrain.lr`. After each epoch (and once before
-//!    the first, for the untrained network) the held-out decisions measure
+//!    the first, for the network before any step) the held-out decisions measure
 //!    teacher agreement (the policy's most likely move is the teacher's),
 //!    value loss and belief log-likelihood (`diagnostics::PRETRAIN_DIAGNOSTICS`).
 //! 4. **Output.** A normal checkpoint (`stratego_model::save`, step 0):
@@ -290,7 +290,7 @@ pub struct DistillReport {
     pub decisions: usize,
     pub heldout_decisions: usize,
     pub generation_seconds: f64,
-    /// Epoch 0 (the untrained network, held-out figures only), then one per epoch.
+    /// Epoch 0 (the network before any step, held-out figures only), then one per epoch.
     pub epochs: Vec<PretrainEpoch>,
     /// Wall time of the whole pretraining.
     pub seconds: f64,
