@@ -47,13 +47,20 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
     assert!(!std::path::Path::new(other).exists());
 
     // A round of expert iteration from the checkpoint just written: with
-    // `run.init` the imitation starts from it, and one of another network
-    // size is refused naming the key, before any teacher game.
+    // `run.init` the imitation starts from it. The same seed plays the same
+    // teacher games, so the round's epoch 0 measures, on the same held-out
+    // decisions, the network the first distill ended with: its held-out
+    // figures are the first distill's after epoch 1 (a fresh start would
+    // repeat the first distill's epoch 0). One of another network size is
+    // refused naming the key, before any teacher game.
     let round = dir.join("round.toml");
     std::fs::write(&round, format!("[run]\ninit = \"{out}\"\n{CONFIG}")).unwrap();
     let round = round.to_str().unwrap();
-    let text = stratego_ok(&["distill", "--config", round, "--out", other]);
-    assert_contains_all(&text, &["epoch 0 (before training)", "epoch 1:", "wrote"]);
+    let again = stratego_ok(&["distill", "--config", round, "--out", other, "--games", "6"]);
+    assert_contains_all(&again, &["epoch 0 (before training)", "epoch 1:", "wrote"]);
+    let (ended, started) = (heldout_figures(&text, "epoch 1:"), heldout_figures(&again, "epoch 0 "));
+    assert_eq!(started, ended, "{text}\n{again}");
+    assert_ne!(started, heldout_figures(&text, "epoch 0 "), "{text}\n{again}");
     let small = dir.join("small.toml");
     std::fs::write(&small, format!("[run]\ninit = \"{out}\"\n{}", CONFIG.replace("\"tiny\"", "\"small\""))).unwrap();
     let third = dir.join("f.safetensors");
@@ -72,4 +79,12 @@ fn distill_writes_a_checkpoint_and_refuses_bad_input() {
         assert!(started.elapsed().as_secs_f64() < 5.0, "{:?}", started.elapsed());
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The held-out figures ("held out: agreement ..., ...") of the output line
+/// that starts with `epoch`.
+fn heldout_figures<'a>(text: &'a str, epoch: &str) -> &'a str {
+    let line = text.lines().find(|l| l.starts_with(epoch)).unwrap_or_else(|| panic!("no `{epoch}` line in {text}"));
+    let figures = &line[line.find("held out: ").unwrap_or_else(|| panic!("no held-out figures in {line}"))..];
+    figures.split(';').next().unwrap()
 }
