@@ -27,6 +27,7 @@ fn spec_of(kind: &str) -> Option<String> {
         "net" => format!("net:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
         "netsearch" => format!("netsearch:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
         "netexpectimax" => format!("netexpectimax:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
+        "netrollout" => format!("netrollout:{root}/registrations/cpu-tiny.safetensors,setup=handcrafted-v2"),
         _ => return None,
     })
 }

@@ -32,6 +32,7 @@
 //! whose expectimax the guided search (`netexpectimax`, [`guided`]) runs.
 
 pub mod guided;
+pub mod rollout;
 pub mod search;
 
 use std::path::Path;
@@ -319,6 +320,7 @@ pub fn net_spec(path: &str, options: &NetOptions) -> PlayerSpec {
 pub fn register(registry: &mut Registry, device: Option<Device>) {
     registry.register(search::entry(device.clone()));
     registry.register(guided::entry(device.clone()));
+    registry.register(rollout::entry(device.clone()));
     registry.register(Entry {
         name: "net",
         path: Some("a checkpoint path, e.g. net:runs/x/ckpt.safetensors"),

@@ -1,0 +1,426 @@
+//! A network checkpoint that looks ahead by playing itself:
+//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,time=MS]
+//! [,setup=S]`.
+//!
+//! The bare `net:` player plays its policy's favourite. This player asks,
+//! before it does, what happens next if both sides go on playing that
+//! policy, and plays another of the policy's favourites only where the
+//! answer is clearly better. It is the rollout algorithm (one step of
+//! policy improvement by simulation) over determinised worlds:
+//!
+//! - **Candidates.** The root's `width` most likely legal moves by the
+//!   policy, read once on the rebuilt root (its planes do not depend on the
+//!   hidden types drawn).
+//! - **Worlds.** `worlds` states rebuilt from the view with the opponent's
+//!   hidden types drawn as [`public_replay`] draws them (the counting prior,
+//!   the unknown Bombs and Flag only on pieces that never moved), each with
+//!   the game's whole history, so that every plane in a rollout is one a
+//!   real game could show. Every candidate is played in the same worlds
+//!   (common random numbers: the candidates' differences are not blurred by
+//!   different draws).
+//! - **Rollouts.** In each world each candidate is played, then both sides
+//!   play the network's most likely move for `horizon` plies, all rollouts
+//!   in step: one batched inference per ply (at most [`CHUNK`] positions a
+//!   call). The opponent's moves are the network's on the drawn army, as in
+//!   self-play; a battle is decided by the drawn types.
+//! - **Leaves.** A finished game scores its result (+1, 0, -1). Otherwise
+//!   the rollout's end is scored by expectimax's hand-written leaf on the
+//!   result's scale (`stratego_baselines::eval::leaf_value` with its
+//!   guards, divided by `WIN`): material as the player knows it (the
+//!   opponent's unrevealed pieces at their expected values, whatever the
+//!   drawn types), the threats of the side to move and the Flag's guard.
+//!   The value head does not score leaves: the checkpoints' value heads
+//!   barely react to material (EVALUATION.md, "The network that searches").
+//! - **Choice.** A candidate's value is its leaves' mean over the worlds.
+//!   The policy's favourite is played unless another candidate's value is
+//!   more than `margin` (a share of a won game) above it; then the best
+//!   valued is played. So the search overrules the policy only where its
+//!   own continuation, in the same worlds, ends clearly worse.
+//!
+//! **Clock.** Without a clock the search has a fixed size and is a pure
+//! function of the view and the seed (for reproducible arena games). Under
+//! `time=MS` or the caller's move time (the tighter decides) worlds are
+//! rolled out in groups: the first, of [`FIRST_GROUP`] worlds, is always
+//! finished, and each next one is as large as the measured cost of a world
+//! lets the rest of 80 % of the clock hold (at most `CHUNK / width` worlds,
+//! one batch per ply), up to `worlds` in all.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
+use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
+use stratego_model::{infer, Inference, ModelError};
+use stratego_players::reconstruct::public_replay;
+use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+
+use crate::{NetOptions, NetPlayerFactory, Network, NetworkFactory, NetworkPlayerKind};
+
+/// The most positions one inference call reads.
+pub const CHUNK: usize = 64;
+
+/// Worlds in the first group under a clock: its cost sizes the next groups.
+pub const FIRST_GROUP: usize = 2;
+
+/// The options of a rollout player, after the path in its spec.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub struct RolloutOptions {
+    /// The policy's most likely moves that are rolled out.
+    pub width: usize,
+    /// Determinised worlds per decision (the most, under a clock).
+    pub worlds: usize,
+    /// Plies the network plays after each candidate.
+    pub horizon: u32,
+    /// How far (a share of a won game) a candidate's value must lie above
+    /// the policy's favourite's to be played instead.
+    pub margin: f64,
+    /// A wall-clock limit per decision (makes play depend on the machine).
+    pub time: Option<Duration>,
+    pub setup: SetupPolicy,
+}
+
+impl Default for RolloutOptions {
+    fn default() -> Self {
+        RolloutOptions {
+            width: RolloutOptions::DEFAULT_WIDTH,
+            worlds: RolloutOptions::DEFAULT_WORLDS,
+            horizon: RolloutOptions::DEFAULT_HORIZON,
+            margin: RolloutOptions::DEFAULT_MARGIN,
+            time: None,
+            setup: SetupPolicy::Random,
+        }
+    }
+}
+
+/// How the options are listed in error messages and help.
+pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
+     determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
+     each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
+     default 0.1), time=MS (a clock per decision; none by default: fixed size, reproducible), \
+     setup=random|handcrafted|handcrafted-v2";
+
+impl RolloutOptions {
+    pub const DEFAULT_WIDTH: usize = 4;
+    pub const DEFAULT_WORLDS: usize = 8;
+    pub const DEFAULT_HORIZON: u32 = 8;
+    pub const DEFAULT_MARGIN: f64 = 0.1;
+
+    /// Parses a spec's options.
+    pub fn parse(spec: &PlayerSpec) -> Result<RolloutOptions, SpecError> {
+        spec.check_keys(ROLLOUT_OPTIONS)?;
+        let whole = |key: &str, default: u64, lo: u64, hi: u64| {
+            spec.parse_option(
+                key,
+                default,
+                |n: &u64| (lo..=hi).contains(n),
+                &format!("expected a whole number from {lo} to {hi}"),
+            )
+        };
+        let d = RolloutOptions::default();
+        let time = match spec.option("time") {
+            None => None,
+            Some(_) => Some(Duration::from_millis(whole("time", 0, 1, 3_600_000)?)),
+        };
+        Ok(RolloutOptions {
+            width: whole("width", d.width as u64, 1, 16)? as usize,
+            worlds: whole("worlds", d.worlds as u64, 1, 256)? as usize,
+            horizon: whole("horizon", d.horizon as u64, 0, 200)? as u32,
+            margin: spec.parse_option(
+                "margin",
+                d.margin,
+                |m: &f64| m.is_finite() && (0.0..=2.0).contains(m),
+                "expected a number from 0 to 2",
+            )?,
+            time,
+            setup: spec.setup()?,
+        })
+    }
+
+    /// The canonical spec of a player with these options on the checkpoint
+    /// `path`: the options that differ from the defaults, in a fixed order.
+    pub fn spec(&self, path: &str) -> PlayerSpec {
+        let d = RolloutOptions::default();
+        let mut spec = PlayerSpec::named("netrollout").with_path(path);
+        if self.width != d.width {
+            spec = spec.with("width", self.width);
+        }
+        if self.worlds != d.worlds {
+            spec = spec.with("worlds", self.worlds);
+        }
+        if self.horizon != d.horizon {
+            spec = spec.with("horizon", self.horizon);
+        }
+        if self.margin != d.margin {
+            spec = spec.with("margin", self.margin);
+        }
+        if let Some(time) = self.time {
+            spec = spec.with("time", time.as_millis());
+        }
+        if self.setup != d.setup {
+            spec = spec.with("setup", self.setup);
+        }
+        spec
+    }
+}
+
+/// Makes [`RolloutPlayer`]s that share one loaded network.
+pub type RolloutFactory = NetworkFactory<RolloutOptions>;
+
+impl NetworkPlayerKind for RolloutOptions {
+    fn make(factory: &RolloutFactory) -> Box<dyn Player> {
+        Box::new(factory.player())
+    }
+}
+
+impl RolloutFactory {
+    /// Loads a checkpoint onto `device` as `net:` does.
+    pub fn load(
+        path: &Path,
+        options: RolloutOptions,
+        device: &burn::tensor::Device,
+    ) -> Result<RolloutFactory, ModelError> {
+        let net = NetPlayerFactory::load(path, NetOptions { setup: options.setup, ..NetOptions::default() }, device)?;
+        Ok(RolloutFactory::from_net(&net, options).named(options.spec(&path.display().to_string()).to_string()))
+    }
+
+    /// Rollout players of the network of a `net:` factory (which may hold a
+    /// network in memory), named `netrollout:in-memory` until
+    /// [`named`](Self::named).
+    pub fn from_net(net: &NetPlayerFactory, options: RolloutOptions) -> RolloutFactory {
+        NetworkFactory { name: options.spec("in-memory").to_string(), network: Arc::clone(&net.network), options }
+    }
+
+    /// A fresh player (the concrete type, for its statistics).
+    pub fn player(&self) -> RolloutPlayer {
+        RolloutPlayer {
+            name: self.name.clone(),
+            network: Arc::clone(&self.network),
+            options: self.options,
+            last: RolloutStats::default(),
+        }
+    }
+}
+
+/// What the last decision did.
+#[derive(Clone, PartialEq, Debug, Default)]
+pub struct RolloutStats {
+    /// Worlds rolled out (0: a forced move, no search).
+    pub worlds: usize,
+    /// Positions the network read (the root included) and inference calls.
+    pub positions: usize,
+    pub calls: usize,
+    /// Every candidate, in the policy's order: its mean leaf value (a share
+    /// of a won game, -1 to 1) and the policy's probability.
+    pub values: Vec<(Move, f64, f32)>,
+    /// Whether the played move is not the policy's favourite.
+    pub overruled: bool,
+    pub elapsed: Duration,
+}
+
+/// Plays its network's policy, overruled by rollouts (see the module documentation).
+pub struct RolloutPlayer {
+    name: String,
+    network: Arc<Network>,
+    options: RolloutOptions,
+    /// The statistics of the last decision.
+    pub last: RolloutStats,
+}
+
+/// The leaves' terms: expectimax's defaults for a hand-written leaf (the
+/// guards on, the result's scale), without the press (the policy, not the
+/// leaf, decides how a lead is pressed here).
+const LEAF: LeafTerms = LeafTerms { press: false, guard: true, scale: DEFAULT_SCALE };
+
+/// A rollout's end, scored for `me` as a share of a won game.
+fn leaf(state: &State, me: Color) -> f64 {
+    match state.outcome() {
+        Some(outcome) => match outcome.winner {
+            Some(w) if w == me => 1.0,
+            Some(_) => -1.0,
+            None => 0.0,
+        },
+        None => leaf_value(state, me, LEAF) / WIN,
+    }
+}
+
+/// The planes and legal masks of a batch of states, and the network's output.
+fn run(network: &Network, states: &[&State]) -> Result<Inference, String> {
+    let size = network.layout.size();
+    let mut planes = Vec::with_capacity(states.len() * size);
+    let mut legal = Vec::with_capacity(states.len() * stratego_engine::NUM_ACTIONS);
+    for state in states {
+        planes.extend(observe(state, network.layout));
+        legal.extend(state.legal_action_mask());
+    }
+    infer(&network.net, network.layout, &planes, &legal, &network.device).map_err(|e| e.to_string())
+}
+
+/// The legal move the policy of `state`'s side to move likes best.
+fn favourite(state: &State, policy: &[f32]) -> Result<Move, String> {
+    let action = policy
+        .iter()
+        .enumerate()
+        .filter(|(_, &p)| p > 0.0)
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(a, _)| a as u16)
+        .ok_or("the network gave no legal action a positive probability")?;
+    Move::from_action(action, state.to_move()).ok_or_else(|| format!("action {action} of the policy is not a move"))
+}
+
+impl RolloutPlayer {
+    pub fn options(&self) -> &RolloutOptions {
+        &self.options
+    }
+
+    /// The move this player chooses, or why it cannot.
+    pub fn try_choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, String> {
+        let start = Instant::now();
+        self.last = RolloutStats::default();
+        if view.legal_moves.len() == 1 {
+            return Ok(view.legal_moves[0]);
+        }
+        let network = Arc::clone(&self.network);
+        // Another piece set is refused at start-up (`check_rules`); a view
+        // that still gets here is an error, not a panic.
+        network.check_rules(&view.rules)?;
+        let deadline = self.options.time.map(|t| start + t.mul_f64(0.8));
+        let me = view.me;
+        // Each world has a generator of its own, drawn in order from the
+        // player's: a decision is a function of the view and the seed.
+        let draw_world = |rng: &mut AgentRng| {
+            let mut world_rng = AgentRng::seed_from_u64(rng.random());
+            public_replay(view, &mut world_rng).map_err(|e| format!("cannot rebuild the game from the view: {e}"))
+        };
+        let first = draw_world(rng)?;
+        if first.to_move() != me || first.is_terminal() {
+            return Err("the rebuilt game does not have the viewer to move".into());
+        }
+        let mut stats = RolloutStats::default();
+        let root = run(&network, &[&first])?;
+        stats.positions += 1;
+        stats.calls += 1;
+        let prior = |mv: &Move| mv.to_action(me).map_or(0.0, |a| root.policy[a as usize]);
+        let mut candidates = view.legal_moves.clone();
+        // Most likely first; the sort is stable, so equal priors keep the view's order.
+        candidates.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
+        candidates.truncate(self.options.width);
+
+        // Without a clock every group is one batch per ply. Under a clock
+        // the first group is small, and each next one as large as the
+        // measured cost of a world lets the rest of the clock hold.
+        let batch = (CHUNK / candidates.len()).max(1);
+        let mut size = if deadline.is_some() { FIRST_GROUP.min(batch) } else { batch };
+        let mut sums = vec![0.0f64; candidates.len()];
+        let mut worlds = vec![first];
+        let mut done = 0;
+        while done < self.options.worlds && size > 0 {
+            let started = Instant::now();
+            let size_now = size.min(self.options.worlds - done);
+            while worlds.len() < size_now {
+                worlds.push(draw_world(rng)?);
+            }
+            let values = self.roll_out(&network, me, &worlds, &candidates, &mut stats)?;
+            for world_values in values.chunks(candidates.len()) {
+                for (sum, v) in sums.iter_mut().zip(world_values) {
+                    *sum += v;
+                }
+            }
+            done += size_now;
+            worlds.clear();
+            if let Some(deadline) = deadline {
+                let per_world = started.elapsed().as_secs_f64() / size_now as f64;
+                let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+                size = ((left / per_world.max(1e-9)) as usize).min(batch);
+            }
+        }
+
+        let values: Vec<f64> = sums.iter().map(|s| s / done as f64).collect();
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err("a rollout gave a value that is not a number".into());
+        }
+        // The best valued; the policy's order decides among equal values.
+        let best = (0..candidates.len()).fold(0, |b, c| if values[c] > values[b] { c } else { b });
+        let chosen = if values[best] - values[0] > self.options.margin { best } else { 0 };
+        stats.worlds = done;
+        stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
+        stats.overruled = chosen != 0;
+        stats.elapsed = start.elapsed();
+        self.last = stats;
+        Ok(candidates[chosen])
+    }
+
+    /// Every candidate played in every world, then `horizon` plies of the
+    /// network's favourites on both sides: the leaves' values, world by
+    /// world, candidates in order.
+    fn roll_out(
+        &self,
+        network: &Network,
+        me: Color,
+        worlds: &[State],
+        candidates: &[Move],
+        stats: &mut RolloutStats,
+    ) -> Result<Vec<f64>, String> {
+        let mut rollouts = Vec::with_capacity(worlds.len() * candidates.len());
+        for world in worlds {
+            for &mv in candidates {
+                let mut state = world.clone();
+                state.apply_move(mv).map_err(|e| format!("the legal move {mv} is refused in a rebuilt game: {e}"))?;
+                rollouts.push(state);
+            }
+        }
+        for _ in 0..self.options.horizon {
+            let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
+            if live.is_empty() {
+                break;
+            }
+            for chunk in live.chunks(CHUNK) {
+                let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
+                let out = run(network, &states)?;
+                stats.positions += states.len();
+                stats.calls += 1;
+                for (k, &i) in chunk.iter().enumerate() {
+                    let mv = favourite(&rollouts[i], out.policy_of(k))?;
+                    rollouts[i].apply_move(mv).map_err(|e| format!("the policy's move {mv} is refused: {e}"))?;
+                }
+            }
+        }
+        Ok(rollouts.iter().map(|state| leaf(state, me)).collect())
+    }
+}
+
+impl Player for RolloutPlayer {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
+        self.options.setup.choose(set, rng)
+    }
+
+    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
+        self.try_choose_move(view, rng)
+            .map_err(|e| PlayerError::Failed(format!("rollout network player `{}`: {e}", self.name)))
+    }
+
+    /// The caller's clock joins the spec's, the tighter deciding.
+    fn limit_move_time(&mut self, limit: Duration) {
+        self.options.time = Some(self.options.time.map_or(limit, |t| t.min(limit)));
+    }
+}
+
+/// The registry entry `netrollout:PATH`: checkpoints are loaded onto
+/// `device`, or, with `None`, onto the CPU made on demand (as `net:`).
+pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
+    Entry {
+        name: "netrollout",
+        path: Some("a checkpoint path, e.g. netrollout:runs/x/ckpt.safetensors"),
+        options: ROLLOUT_OPTIONS,
+        about: "a network's policy, overruled where its own rollouts in determinised worlds end clearly better",
+        build: Box::new(move |spec, _| {
+            let options = RolloutOptions::parse(spec)?;
+            crate::load_for_spec(spec, &device, |path, device| RolloutFactory::load(path, options, device))
+        }),
+    }
+}

@@ -1,0 +1,188 @@
+//! A network that looks ahead by playing itself (`netrollout:PATH`): legal,
+//! reproducible games, the choice it makes (the policy's favourite unless a
+//! rolled-out candidate is more than the margin better), its clock, and its
+//! options.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup, Square, State};
+use stratego_model::device;
+use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions};
+use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_players::view::{public_history, InfoView};
+use stratego_players::{AgentRng, PlayerSpec};
+
+mod common;
+use common::*;
+
+#[test]
+fn rollout_players_play_legal_reproducible_games_against_random_in_both_colours() {
+    let options = [",worlds=2,horizon=4", ",width=2,worlds=3,horizon=0,margin=0,setup=handcrafted"];
+    play_legal_reproducible_pairs("netrollout", &options, 29, |player| {
+        assert_eq!(player.trained_rules(), Some(short_barrage()));
+    });
+}
+
+fn trained(options: RolloutOptions) -> (RolloutFactory, NetPlayerFactory) {
+    let net = NetPlayerFactory::load(Path::new(TRAINED), NetOptions::default(), &device("cpu").unwrap()).unwrap();
+    (RolloutFactory::from_net(&net, options), net)
+}
+
+/// The free Captain (tests/search.rs): the bare policy plays a Scout's
+/// attack on a hidden piece and gives the Marshal's capture of the Captain
+/// 2 %. With the capture among the candidates, the rollouts see the
+/// Captain gone in every world and the Scout's attack lose the Scout in
+/// most, so with no margin the player takes the Captain. With the whole
+/// range as margin it plays the policy's favourite, as `net:` does.
+#[test]
+fn the_rollouts_overrule_the_policy_only_beyond_the_margin() {
+    let (state, history) = free_captain();
+    let view = InfoView::new(&state, &history);
+    let at = |row, col| Square::from_row_col(row, col).unwrap();
+    let take = Move { from: at(3, 4), to: at(4, 4) };
+    for seed in 0..2 {
+        let play = |margin: f64| {
+            let options = RolloutOptions { width: 16, worlds: 6, margin, ..RolloutOptions::default() };
+            let (factory, net) = trained(options);
+            let mut player = factory.player();
+            let mv = player.try_choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap();
+            let bare = net.player().try_choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap();
+            (mv, bare, player.last)
+        };
+        let (mv, bare, last) = play(0.0);
+        assert_eq!(last.worlds, 6);
+        assert!(bare != take, "the bare policy plays {bare}");
+        assert_eq!(last.values[0].0, bare, "the candidates come in the policy's order");
+        let value = |m: Move| last.values.iter().find(|v| v.0 == m).unwrap().1;
+        assert!(value(take) > value(bare), "{:?}", last.values);
+        assert_eq!(mv, take, "no margin: the best valued, {:?}", last.values);
+        assert!(last.overruled);
+        let (mv, bare, last) = play(2.0);
+        assert_eq!(mv, bare, "the whole range as margin: the policy decides");
+        assert!(!last.overruled);
+    }
+}
+
+/// Through a game against random moves: every decision is the policy's
+/// favourite (the bare network's move) or a candidate valued more than the
+/// margin above it, and the rollouts do overrule some decisions.
+#[test]
+fn every_decision_is_the_favourite_or_clearly_better() {
+    let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
+    let mut rng = AgentRng::seed_from_u64(7);
+    let red = Setup::random(PieceSet::Classic, &mut rng);
+    let blue = Setup::random(PieceSet::Classic, &mut rng);
+    let mut state = State::from_setups(rules, &red, &blue).unwrap();
+    // Short rollouts keep the test quick in the debug build.
+    let options = RolloutOptions { worlds: 2, horizon: 2, margin: 0.02, ..RolloutOptions::default() };
+    let (factory, net) = trained(options);
+    let mut player = factory.player();
+    let bare = net.player();
+    let (mut decisions, mut overruled) = (0, 0);
+    while !state.is_terminal() && state.ply() < 60 {
+        let mv = if state.to_move() == Color::Red {
+            let history = public_history(&state);
+            let view = InfoView::new(&state, &history);
+            let mv = player.try_choose_move(&view, &mut rng).unwrap();
+            if view.legal_moves.len() > 1 {
+                let last = &player.last;
+                let favourite = bare.try_choose_move(&view, &mut rng).unwrap();
+                assert_eq!(last.values[0].0, favourite);
+                assert_eq!(last.values.len(), options.width.min(view.legal_moves.len()));
+                assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
+                let chosen = last.values.iter().find(|v| v.0 == mv).unwrap();
+                if mv == favourite {
+                    let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+                    assert!(best - last.values[0].1 <= options.margin, "{:?}", last.values);
+                } else {
+                    assert!(chosen.1 - last.values[0].1 > options.margin, "{:?}", last.values);
+                    assert!(last.values.iter().all(|v| v.1 <= chosen.1), "the best valued");
+                }
+                assert_eq!(last.overruled, mv != favourite);
+                decisions += 1;
+                overruled += last.overruled as u32;
+            }
+            mv
+        } else {
+            state.sample_legal_move(&mut rng).unwrap()
+        };
+        state.apply_move(mv).unwrap();
+    }
+    eprintln!("{decisions} decisions, {overruled} overruled");
+    assert!(decisions >= 20 && overruled > 0, "{decisions} {overruled}");
+}
+
+/// Under a clock a decision stays within it, with a margin for a loaded
+/// test machine, and the first group of worlds is always rolled out.
+#[test]
+fn the_clock_bounds_every_decision() {
+    let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
+    let (factory, _) = trained(RolloutOptions { worlds: 256, ..RolloutOptions::default() });
+    let mut player = factory.player();
+    stratego_players::Player::limit_move_time(&mut player, Duration::from_millis(100));
+    assert_eq!(player.options().time, Some(Duration::from_millis(100)));
+    let mut rng = AgentRng::seed_from_u64(3);
+    let red = Setup::random(PieceSet::Classic, &mut rng);
+    let blue = Setup::random(PieceSet::Classic, &mut rng);
+    let mut state = State::from_setups(rules, &red, &blue).unwrap();
+    let mut longest = Duration::ZERO;
+    while !state.is_terminal() && state.ply() < 40 {
+        let mv = if state.to_move() == Color::Red {
+            let history = public_history(&state);
+            let view = InfoView::new(&state, &history);
+            let start = std::time::Instant::now();
+            let mv = player.try_choose_move(&view, &mut rng).unwrap();
+            longest = longest.max(start.elapsed());
+            if view.legal_moves.len() > 1 {
+                // The first group is always rolled out, the clock ends the rest.
+                assert!(player.last.worlds >= 2 && player.last.worlds < 256, "{}", player.last.worlds);
+            }
+            mv
+        } else {
+            state.sample_legal_move(&mut rng).unwrap()
+        };
+        state.apply_move(mv).unwrap();
+    }
+    eprintln!("longest decision under a 100 ms limit: {longest:?}");
+    assert!(longest < Duration::from_millis(400), "{longest:?}");
+}
+
+#[test]
+fn options_parse_canonically_and_bad_ones_are_errors() {
+    let parse = |text: &str| RolloutOptions::parse(&text.parse::<PlayerSpec>().unwrap());
+    let parsed = parse("netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,time=50,setup=handcrafted-v2").unwrap();
+    assert_eq!((parsed.width, parsed.worlds, parsed.horizon, parsed.margin), (3, 5, 12, 0.2));
+    assert_eq!(parsed.time, Some(Duration::from_millis(50)));
+    assert_eq!(
+        parsed.spec("x").to_string(),
+        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,time=50,setup=handcrafted-v2"
+    );
+    assert_eq!(parse("netrollout:x").unwrap(), RolloutOptions::default());
+    assert_eq!(RolloutOptions::default().spec("x").to_string(), "netrollout:x");
+    for (bad, needle) in [
+        ("width=0", "bad value `0` for option `width`"),
+        ("width=17", "bad value `17`"),
+        ("worlds=0", "bad value `0` for option `worlds`"),
+        ("horizon=-1", "bad value `-1` for option `horizon`"),
+        ("margin=3", "bad value `3` for option `margin`"),
+        ("margin=nan", "bad value `nan`"),
+        ("time=0", "bad value `0` for option `time`"),
+        ("temperature=1", "player `netrollout` has no option `temperature`"),
+    ] {
+        let err = parse(&format!("netrollout:x,{bad}")).unwrap_err().to_string();
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+    // Through the registry: the canonical name, and loading errors name the spec.
+    let factory = build(&format!("netrollout:{TRAINED},horizon=4,setup=handcrafted-v2")).unwrap();
+    assert_eq!(factory.name(), format!("netrollout:{TRAINED},horizon=4,setup=handcrafted-v2"));
+    let err = build("netrollout:/nonexistent/x.safetensors").err().unwrap().to_string();
+    assert!(err.contains("cannot load player `netrollout:/nonexistent/x.safetensors`"), "{err}");
+    assert!(build("netrollout:").is_err());
+}
+
+#[test]
+fn another_piece_set_is_refused_and_a_foreign_view_is_an_error_not_a_panic() {
+    another_piece_set_is_refused(&format!("netrollout:{TRAINED}"), "netrollout");
+}
