@@ -1,5 +1,5 @@
 //! A network checkpoint that looks ahead by playing itself:
-//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,time=MS]
+//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,time=MS]
 //! [,setup=S]`.
 //!
 //! The bare `net:` player plays its policy's favourite. This player asks,
@@ -34,16 +34,21 @@
 //! - **Choice.** A candidate's value is its leaves' mean over the worlds.
 //!   The policy's favourite is played unless another candidate's value is
 //!   more than `margin` (a share of a won game) above it; then the best
-//!   valued is played. So the search overrules the policy only where its
+//!   valued is played. With `sure=Z` the gain beyond the margin must also
+//!   exceed Z standard errors of the world-by-world gains: fewer worlds
+//!   (a short clock) overrule less often. So the search overrules the policy only where its
 //!   own continuation, in the same worlds, ends clearly worse.
 //!
 //! **Clock.** Without a clock the search has a fixed size and is a pure
 //! function of the view and the seed (for reproducible arena games). Under
 //! `time=MS` or the caller's move time (the tighter decides) worlds are
 //! rolled out in groups: the first, of [`FIRST_GROUP`] worlds, is always
-//! finished, and each next one is as large as the measured cost of a world
+//! rolled out, and each next one is as large as the measured cost of a world
 //! lets the rest of 80 % of the clock hold (at most `CHUNK / width` worlds,
-//! one batch per ply), up to `worlds` in all.
+//! one batch per ply), up to `worlds` in all. No ply is started that would
+//! end past that point (by the last ply's cost): a later group cut short is
+//! dropped, the first is scored where its rollouts stand (every candidate
+//! at the same depth), so a loaded machine costs depth, not the clock.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -76,6 +81,10 @@ pub struct RolloutOptions {
     /// How far (a share of a won game) a candidate's value must lie above
     /// the policy's favourite's to be played instead.
     pub margin: f64,
+    /// How sure the overruling must be: the mean gain over the favourite,
+    /// less `margin`, must exceed `sure` standard errors of the world-by-world
+    /// gains (0: the margin alone decides).
+    pub sure: f64,
     /// A wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
     pub setup: SetupPolicy,
@@ -88,6 +97,7 @@ impl Default for RolloutOptions {
             worlds: RolloutOptions::DEFAULT_WORLDS,
             horizon: RolloutOptions::DEFAULT_HORIZON,
             margin: RolloutOptions::DEFAULT_MARGIN,
+            sure: 0.0,
             time: None,
             setup: SetupPolicy::Random,
         }
@@ -98,7 +108,8 @@ impl Default for RolloutOptions {
 pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
      determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
      each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
-     default 0.1), time=MS (a clock per decision; none by default: fixed size, reproducible), \
+     default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
+     default 0: off), time=MS (a clock per decision; none by default: fixed size, reproducible), \
      setup=random|handcrafted|handcrafted-v2";
 
 impl RolloutOptions {
@@ -133,6 +144,12 @@ impl RolloutOptions {
                 |m: &f64| m.is_finite() && (0.0..=2.0).contains(m),
                 "expected a number from 0 to 2",
             )?,
+            sure: spec.parse_option(
+                "sure",
+                d.sure,
+                |z: &f64| z.is_finite() && (0.0..=10.0).contains(z),
+                "expected a number from 0 to 10",
+            )?,
             time,
             setup: spec.setup()?,
         })
@@ -154,6 +171,9 @@ impl RolloutOptions {
         }
         if self.margin != d.margin {
             spec = spec.with("margin", self.margin);
+        }
+        if self.sure != d.sure {
+            spec = spec.with("sure", self.sure);
         }
         if let Some(time) = self.time {
             spec = spec.with("time", time.as_millis());
@@ -312,7 +332,8 @@ impl RolloutPlayer {
         // measured cost of a world lets the rest of the clock hold.
         let batch = (CHUNK / candidates.len()).max(1);
         let mut size = if deadline.is_some() { FIRST_GROUP.min(batch) } else { batch };
-        let mut sums = vec![0.0f64; candidates.len()];
+        // Leaf values world by world, each world's candidates in order.
+        let mut leaves: Vec<f64> = Vec::new();
         let mut worlds = vec![first];
         let mut done = 0;
         while done < self.options.worlds && size > 0 {
@@ -321,12 +342,14 @@ impl RolloutPlayer {
             while worlds.len() < size_now {
                 worlds.push(draw_world(rng)?);
             }
-            let values = self.roll_out(&network, me, &worlds, &candidates, &mut stats)?;
-            for world_values in values.chunks(candidates.len()) {
-                for (sum, v) in sums.iter_mut().zip(world_values) {
-                    *sum += v;
-                }
+            // A group the clock cuts short is dropped, but the first: its
+            // leaves, all at the same shorter horizon, still compare the
+            // candidates, and some values are needed.
+            let (values, whole) = self.roll_out(&network, me, &worlds, &candidates, deadline, &mut stats)?;
+            if !whole && done > 0 {
+                break;
             }
+            leaves.extend(values);
             done += size_now;
             worlds.clear();
             if let Some(deadline) = deadline {
@@ -336,13 +359,21 @@ impl RolloutPlayer {
             }
         }
 
-        let values: Vec<f64> = sums.iter().map(|s| s / done as f64).collect();
-        if values.iter().any(|v| !v.is_finite()) {
+        if leaves.iter().any(|v| !v.is_finite()) {
             return Err("a rollout gave a value that is not a number".into());
         }
+        let n = candidates.len();
+        let values: Vec<f64> = (0..n).map(|c| leaves.iter().skip(c).step_by(n).sum::<f64>() / done as f64).collect();
         // The best valued; the policy's order decides among equal values.
-        let best = (0..candidates.len()).fold(0, |b, c| if values[c] > values[b] { c } else { b });
-        let chosen = if values[best] - values[0] > self.options.margin { best } else { 0 };
+        let best = (0..n).fold(0, |b, c| if values[c] > values[b] { c } else { b });
+        let gain = values[best] - values[0];
+        let chosen = if gain > self.options.margin
+            && gain - self.options.margin > self.options.sure * self.standard_error(&leaves, n, best)
+        {
+            best
+        } else {
+            0
+        };
         stats.worlds = done;
         stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
         stats.overruled = chosen != 0;
@@ -351,17 +382,36 @@ impl RolloutPlayer {
         Ok(candidates[chosen])
     }
 
+    /// The standard error of the mean of candidate `c`'s world-by-world
+    /// gain over the favourite (the worlds are shared, so the gains are
+    /// paired); infinite from one world, where it cannot be estimated.
+    fn standard_error(&self, leaves: &[f64], n: usize, c: usize) -> f64 {
+        if self.options.sure == 0.0 {
+            return 0.0;
+        }
+        let gains: Vec<f64> = leaves.chunks(n).map(|world| world[c] - world[0]).collect();
+        let k = gains.len() as f64;
+        if gains.len() < 2 {
+            return f64::INFINITY;
+        }
+        let mean = gains.iter().sum::<f64>() / k;
+        let variance = gains.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (k - 1.0);
+        (variance / k).sqrt()
+    }
+
     /// Every candidate played in every world, then `horizon` plies of the
     /// network's favourites on both sides: the leaves' values, world by
-    /// world, candidates in order.
+    /// world, candidates in order, and whether the whole horizon was played
+    /// (past `deadline` no further ply is started).
     fn roll_out(
         &self,
         network: &Network,
         me: Color,
         worlds: &[State],
         candidates: &[Move],
+        deadline: Option<Instant>,
         stats: &mut RolloutStats,
-    ) -> Result<Vec<f64>, String> {
+    ) -> Result<(Vec<f64>, bool), String> {
         let mut rollouts = Vec::with_capacity(worlds.len() * candidates.len());
         for world in worlds {
             for &mv in candidates {
@@ -370,7 +420,14 @@ impl RolloutPlayer {
                 rollouts.push(state);
             }
         }
+        // A ply costs about what the last one did: none is started that
+        // would end past the deadline.
+        let mut last_ply = Duration::ZERO;
         for _ in 0..self.options.horizon {
+            let ply_start = Instant::now();
+            if deadline.is_some_and(|d| ply_start + last_ply >= d) {
+                return Ok((rollouts.iter().map(|state| leaf(state, me)).collect(), false));
+            }
             let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
             if live.is_empty() {
                 break;
@@ -385,8 +442,9 @@ impl RolloutPlayer {
                     rollouts[i].apply_move(mv).map_err(|e| format!("the policy's move {mv} is refused: {e}"))?;
                 }
             }
+            last_ply = ply_start.elapsed();
         }
-        Ok(rollouts.iter().map(|state| leaf(state, me)).collect())
+        Ok((rollouts.iter().map(|state| leaf(state, me)).collect(), true))
     }
 }
 

@@ -37,6 +37,7 @@ class LabBots(unittest.TestCase):
             "net": f"net:{NETWORK}",
             "netsearch": f"netsearch:{TINY_NETWORK},setup=handcrafted-v2",
             "netexpectimax": f"netexpectimax:{TINY_NETWORK},depth=1,setup=handcrafted-v2",
+            "netrollout": f"netrollout:{TINY_NETWORK},worlds=2,horizon=2,setup=handcrafted-v2",
         }
         kinds = stratego_lab.player_kinds()
         self.assertEqual([kind for kind in kinds if kind not in specs], [], "kinds without a spec in this test")

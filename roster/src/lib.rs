@@ -1,6 +1,6 @@
 //! The one list of every kind of Stratego player a program can name in a
 //! spec: the baselines (`random`, `greedy`, `expectimax`, `ntuple`) and the
-//! network players (`net`, `netsearch`, `netexpectimax`).
+//! network players (`net`, `netsearch`, `netexpectimax`, `netrollout`).
 //!
 //! Each player crate registers its own entries; this crate only puts the
 //! lists together, so that the command line, the Python package, the
@@ -26,7 +26,7 @@ mod tests {
     #[test]
     fn every_kind_is_listed_once() {
         let names: Vec<&str> = players().entries().iter().map(|e| e.name).collect();
-        for kind in ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax"] {
+        for kind in ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax", "netrollout"] {
             assert_eq!(names.iter().filter(|n| **n == kind).count(), 1, "{kind} in {names:?}");
         }
     }
