@@ -165,12 +165,7 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
         let err = parse(&format!("netexpectimax:x,{bad}")).unwrap_err().to_string();
         assert!(err.contains(needle), "{bad}: {err}");
     }
-    // Through the registry: the canonical name, and loading errors name the spec.
-    let factory = build(&format!("netexpectimax:{TRAINED},time=20,setup=handcrafted-v2")).unwrap();
-    assert_eq!(factory.name(), format!("netexpectimax:{TRAINED},time=20,setup=handcrafted-v2"));
-    let err = build("netexpectimax:/nonexistent/x.safetensors").err().unwrap().to_string();
-    assert!(err.contains("cannot load player `netexpectimax:/nonexistent/x.safetensors`"), "{err}");
-    assert!(build("netexpectimax:").is_err());
+    registry_names_and_load_errors("netexpectimax", "time=20,setup=handcrafted-v2");
 }
 
 #[test]

@@ -198,12 +198,7 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
         let err = parse(&format!("netrollout:x,{bad}")).unwrap_err().to_string();
         assert!(err.contains(needle), "{bad}: {err}");
     }
-    // Through the registry: the canonical name, and loading errors name the spec.
-    let factory = build(&format!("netrollout:{TRAINED},horizon=4,setup=handcrafted-v2")).unwrap();
-    assert_eq!(factory.name(), format!("netrollout:{TRAINED},horizon=4,setup=handcrafted-v2"));
-    let err = build("netrollout:/nonexistent/x.safetensors").err().unwrap().to_string();
-    assert!(err.contains("cannot load player `netrollout:/nonexistent/x.safetensors`"), "{err}");
-    assert!(build("netrollout:").is_err());
+    registry_names_and_load_errors("netrollout", "horizon=4,setup=handcrafted-v2");
 }
 
 #[test]

@@ -217,9 +217,7 @@ fn options_parse_and_bad_ones_are_errors() {
     // Through the registry: the same errors, and loading errors name the spec.
     let err = build(&format!("netsearch:{TRAINED},depth=3")).err().unwrap().to_string();
     assert!(err.contains("bad value `3` for option `depth`"), "{err}");
-    let err = build("netsearch:/nonexistent/x.safetensors").err().unwrap().to_string();
-    assert!(err.contains("cannot load player `netsearch:/nonexistent/x.safetensors`"), "{err}");
-    assert!(build("netsearch:").is_err());
+    registry_names_and_load_errors("netsearch", "depth=1,setup=handcrafted-v2");
 }
 
 #[test]

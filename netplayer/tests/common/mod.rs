@@ -176,3 +176,15 @@ pub fn another_piece_set_is_refused(spec: &str, kind: &str) {
     let err = factory.make().choose_move(&view, &mut rng).unwrap_err().to_string();
     assert!(err.contains(kind) && err.contains("piece set"), "{err}");
 }
+
+/// Through the registry: `kind:{TRAINED},{options}` builds under its own
+/// canonical name, and a missing checkpoint or a missing path is an error
+/// that names the spec.
+pub fn registry_names_and_load_errors(kind: &str, options: &str) {
+    let spec = format!("{kind}:{TRAINED},{options}");
+    assert_eq!(build(&spec).unwrap().name(), spec);
+    let missing = format!("{kind}:/nonexistent/x.safetensors");
+    let err = build(&missing).err().unwrap().to_string();
+    assert!(err.contains(&format!("cannot load player `{missing}`")), "{err}");
+    assert!(build(&format!("{kind}:")).is_err());
+}
