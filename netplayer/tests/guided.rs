@@ -152,19 +152,19 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     assert_eq!(parsed.spec("x").to_string(), "netexpectimax:x,margin=0.03,time=20,guard=off,setup=handcrafted-v2");
     assert_eq!(parse("netexpectimax:x").unwrap(), GuidedOptions::default());
     assert_eq!(GuidedOptions::default().spec("x").to_string(), "netexpectimax:x,depth=3");
-    for (bad, needle) in [
-        ("margin=2", "bad value `2` for option `margin`"),
-        ("margin=-0.1", "bad value `-0.1`"),
-        ("margin=x", "bad value `x`"),
-        ("depth=0", "bad value `0` for option `depth`"),
-        ("time=0", "bad value `0` for option `time`"),
-        ("guard=maybe", "bad value `maybe`"),
-        ("leaf=ntuple:t.safetensors", "player `netexpectimax` has no option `leaf`"),
-        ("temperature=1", "player `netexpectimax` has no option `temperature`"),
-    ] {
-        let err = parse(&format!("netexpectimax:x,{bad}")).unwrap_err().to_string();
-        assert!(err.contains(needle), "{bad}: {err}");
-    }
+    bad_options_are_errors(
+        "netexpectimax",
+        &[
+            ("margin=2", "bad value `2` for option `margin`"),
+            ("margin=-0.1", "bad value `-0.1`"),
+            ("margin=x", "bad value `x`"),
+            ("depth=0", "bad value `0` for option `depth`"),
+            ("time=0", "bad value `0` for option `time`"),
+            ("guard=maybe", "bad value `maybe`"),
+            ("leaf=ntuple:t.safetensors", "player `netexpectimax` has no option `leaf`"),
+            ("temperature=1", "player `netexpectimax` has no option `temperature`"),
+        ],
+    );
     registry_names_and_load_errors("netexpectimax", "time=20,setup=handcrafted-v2");
 }
 

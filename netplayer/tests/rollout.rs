@@ -183,21 +183,21 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     );
     assert_eq!(parse("netrollout:x").unwrap(), RolloutOptions::default());
     assert_eq!(RolloutOptions::default().spec("x").to_string(), "netrollout:x");
-    for (bad, needle) in [
-        ("width=0", "bad value `0` for option `width`"),
-        ("width=17", "bad value `17`"),
-        ("worlds=0", "bad value `0` for option `worlds`"),
-        ("horizon=-1", "bad value `-1` for option `horizon`"),
-        ("margin=3", "bad value `3` for option `margin`"),
-        ("margin=nan", "bad value `nan`"),
-        ("sure=11", "bad value `11` for option `sure`"),
-        ("sure=-1", "bad value `-1` for option `sure`"),
-        ("time=0", "bad value `0` for option `time`"),
-        ("temperature=1", "player `netrollout` has no option `temperature`"),
-    ] {
-        let err = parse(&format!("netrollout:x,{bad}")).unwrap_err().to_string();
-        assert!(err.contains(needle), "{bad}: {err}");
-    }
+    bad_options_are_errors(
+        "netrollout",
+        &[
+            ("width=0", "bad value `0` for option `width`"),
+            ("width=17", "bad value `17`"),
+            ("worlds=0", "bad value `0` for option `worlds`"),
+            ("horizon=-1", "bad value `-1` for option `horizon`"),
+            ("margin=3", "bad value `3` for option `margin`"),
+            ("margin=nan", "bad value `nan`"),
+            ("sure=11", "bad value `11` for option `sure`"),
+            ("sure=-1", "bad value `-1` for option `sure`"),
+            ("time=0", "bad value `0` for option `time`"),
+            ("temperature=1", "player `netrollout` has no option `temperature`"),
+        ],
+    );
     registry_names_and_load_errors("netrollout", "horizon=4,setup=handcrafted-v2");
 }
 

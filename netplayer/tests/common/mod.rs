@@ -188,3 +188,12 @@ pub fn registry_names_and_load_errors(kind: &str, options: &str) {
     assert!(err.contains(&format!("cannot load player `{missing}`")), "{err}");
     assert!(build(&format!("{kind}:")).is_err());
 }
+
+/// Each bad option of `kind`, given through the registry as a user gives it,
+/// is an error that contains its needle.
+pub fn bad_options_are_errors(kind: &str, cases: &[(&str, &str)]) {
+    for (bad, needle) in cases {
+        let err = build(&format!("{kind}:{TRAINED},{bad}")).err().unwrap().to_string();
+        assert!(err.contains(needle), "{bad}: {err}");
+    }
+}
