@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 use stratego_baselines::expectimax::ExpectimaxConfig;
-use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup, Square, State};
+use stratego_engine::{Move, Ruleset, Square};
 use stratego_model::device;
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
-use stratego_players::view::{public_history, InfoView};
+use stratego_players::view::InfoView;
 use stratego_players::{AgentRng, PlayerSpec};
 
 mod common;
@@ -74,38 +74,27 @@ fn the_margin_decides_how_far_the_policy_may_overrule_the_search() {
 #[test]
 fn every_decision_is_the_policys_favourite_among_the_near_best() {
     let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
-    let mut rng = AgentRng::seed_from_u64(7);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).unwrap();
     // Depth 2 keeps the test quick in the debug build.
     let options =
         GuidedOptions { search: ExpectimaxConfig { depth: 2, ..ExpectimaxConfig::default() }, ..Default::default() };
     let mut player = trained(options).player();
     let (mut decisions, mut overruled, mut several) = (0, 0, 0);
-    while !state.is_terminal() && state.ply() < 60 {
-        let mv = if state.to_move() == Color::Red {
-            let history = public_history(&state);
-            let view = InfoView::new(&state, &history);
-            let mv = player.try_choose_move(&view, &mut rng).unwrap();
-            if view.legal_moves.len() > 1 {
-                let last = &player.last;
-                let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
-                let near: Vec<_> = last.values.iter().filter(|v| v.1 >= best - options.margin - 1e-9).collect();
-                assert_eq!(near.len(), last.near_best);
-                let top = near.iter().map(|v| v.2).fold(f32::NEG_INFINITY, f32::max);
-                let chosen = near.iter().find(|v| v.0 == mv).unwrap_or_else(|| panic!("{mv} is not near the best"));
-                assert_eq!(chosen.2, top, "{mv} is not the policy's favourite among {near:?}");
-                decisions += 1;
-                overruled += last.overruled as u32;
-                several += (last.near_best > 1) as u32;
-            }
-            mv
-        } else {
-            state.sample_legal_move(&mut rng).unwrap()
-        };
-        state.apply_move(mv).unwrap();
-    }
+    red_against_random(rules, 7, 60, |view, rng| {
+        let mv = player.try_choose_move(view, rng).unwrap();
+        if view.legal_moves.len() > 1 {
+            let last = &player.last;
+            let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+            let near: Vec<_> = last.values.iter().filter(|v| v.1 >= best - options.margin - 1e-9).collect();
+            assert_eq!(near.len(), last.near_best);
+            let top = near.iter().map(|v| v.2).fold(f32::NEG_INFINITY, f32::max);
+            let chosen = near.iter().find(|v| v.0 == mv).unwrap_or_else(|| panic!("{mv} is not near the best"));
+            assert_eq!(chosen.2, top, "{mv} is not the policy's favourite among {near:?}");
+            decisions += 1;
+            overruled += last.overruled as u32;
+            several += (last.near_best > 1) as u32;
+        }
+        mv
+    });
     eprintln!("{decisions} decisions, {several} with several near-best moves, {overruled} overruled");
     assert!(decisions >= 20 && several > 0 && overruled > 0, "{decisions} {several} {overruled}");
 }
@@ -118,24 +107,13 @@ fn the_clock_bounds_every_decision() {
     let mut player = build(&format!("netexpectimax:{TRAINED}")).unwrap().make();
     let limit = Duration::from_millis(100);
     player.limit_move_time(limit);
-    let mut rng = AgentRng::seed_from_u64(3);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).unwrap();
     let mut longest = Duration::ZERO;
-    while !state.is_terminal() && state.ply() < 60 {
-        let mv = if state.to_move() == Color::Red {
-            let history = public_history(&state);
-            let view = InfoView::new(&state, &history);
-            let start = std::time::Instant::now();
-            let mv = player.choose_move(&view, &mut rng).unwrap();
-            longest = longest.max(start.elapsed());
-            mv
-        } else {
-            state.sample_legal_move(&mut rng).unwrap()
-        };
-        state.apply_move(mv).unwrap();
-    }
+    red_against_random(rules, 3, 60, |view, rng| {
+        let start = std::time::Instant::now();
+        let mv = player.choose_move(view, rng).unwrap();
+        longest = longest.max(start.elapsed());
+        mv
+    });
     eprintln!("longest decision under a {limit:?} limit: {longest:?}");
     assert!(longest < 2 * limit + Duration::from_millis(200), "{longest:?}");
 }

@@ -7,11 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use rand::SeedableRng;
-use stratego_engine::{Color, PieceSet, Ruleset, Setup, State};
+use stratego_engine::Ruleset;
 use stratego_model::device;
 use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
-use stratego_players::view::{public_history, InfoView};
+use stratego_players::view::InfoView;
 use stratego_players::{AgentRng, PlayerSpec};
 
 mod common;
@@ -92,45 +92,34 @@ fn an_unsure_gain_does_not_overrule() {
 #[test]
 fn every_decision_is_the_favourite_or_clearly_better() {
     let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
-    let mut rng = AgentRng::seed_from_u64(7);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).unwrap();
     // Short rollouts keep the test quick in the debug build.
     let options = RolloutOptions { worlds: 2, horizon: 2, margin: 0.02, ..RolloutOptions::default() };
     let (factory, net) = trained(options);
     let mut player = factory.player();
     let bare = net.player();
     let (mut decisions, mut overruled) = (0, 0);
-    while !state.is_terminal() && state.ply() < 60 {
-        let mv = if state.to_move() == Color::Red {
-            let history = public_history(&state);
-            let view = InfoView::new(&state, &history);
-            let mv = player.try_choose_move(&view, &mut rng).unwrap();
-            if view.legal_moves.len() > 1 {
-                let last = &player.last;
-                let favourite = bare.try_choose_move(&view, &mut rng).unwrap();
-                assert_eq!(last.values[0].0, favourite);
-                assert_eq!(last.values.len(), options.width.min(view.legal_moves.len()));
-                assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
-                let chosen = last.values.iter().find(|v| v.0 == mv).unwrap();
-                if mv == favourite {
-                    let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
-                    assert!(best - last.values[0].1 <= options.margin, "{:?}", last.values);
-                } else {
-                    assert!(chosen.1 - last.values[0].1 > options.margin, "{:?}", last.values);
-                    assert!(last.values.iter().all(|v| v.1 <= chosen.1), "the best valued");
-                }
-                assert_eq!(last.overruled, mv != favourite);
-                decisions += 1;
-                overruled += last.overruled as u32;
+    red_against_random(rules, 7, 60, |view, rng| {
+        let mv = player.try_choose_move(view, rng).unwrap();
+        if view.legal_moves.len() > 1 {
+            let last = &player.last;
+            let favourite = bare.try_choose_move(view, rng).unwrap();
+            assert_eq!(last.values[0].0, favourite);
+            assert_eq!(last.values.len(), options.width.min(view.legal_moves.len()));
+            assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
+            let chosen = last.values.iter().find(|v| v.0 == mv).unwrap();
+            if mv == favourite {
+                let best = last.values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+                assert!(best - last.values[0].1 <= options.margin, "{:?}", last.values);
+            } else {
+                assert!(chosen.1 - last.values[0].1 > options.margin, "{:?}", last.values);
+                assert!(last.values.iter().all(|v| v.1 <= chosen.1), "the best valued");
             }
-            mv
-        } else {
-            state.sample_legal_move(&mut rng).unwrap()
-        };
-        state.apply_move(mv).unwrap();
-    }
+            assert_eq!(last.overruled, mv != favourite);
+            decisions += 1;
+            overruled += last.overruled as u32;
+        }
+        mv
+    });
     eprintln!("{decisions} decisions, {overruled} overruled");
     assert!(decisions >= 20 && overruled > 0, "{decisions} {overruled}");
 }
@@ -144,28 +133,17 @@ fn the_clock_bounds_every_decision() {
     let mut player = factory.player();
     stratego_players::Player::limit_move_time(&mut player, Duration::from_millis(100));
     assert_eq!(player.options().time, Some(Duration::from_millis(100)));
-    let mut rng = AgentRng::seed_from_u64(3);
-    let red = Setup::random(PieceSet::Classic, &mut rng);
-    let blue = Setup::random(PieceSet::Classic, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).unwrap();
     let mut longest = Duration::ZERO;
-    while !state.is_terminal() && state.ply() < 40 {
-        let mv = if state.to_move() == Color::Red {
-            let history = public_history(&state);
-            let view = InfoView::new(&state, &history);
-            let start = std::time::Instant::now();
-            let mv = player.try_choose_move(&view, &mut rng).unwrap();
-            longest = longest.max(start.elapsed());
-            if view.legal_moves.len() > 1 {
-                // The first group is always rolled out, the clock ends the rest.
-                assert!(player.last.worlds >= 2 && player.last.worlds < 256, "{}", player.last.worlds);
-            }
-            mv
-        } else {
-            state.sample_legal_move(&mut rng).unwrap()
-        };
-        state.apply_move(mv).unwrap();
-    }
+    red_against_random(rules, 3, 40, |view, rng| {
+        let start = std::time::Instant::now();
+        let mv = player.try_choose_move(view, rng).unwrap();
+        longest = longest.max(start.elapsed());
+        if view.legal_moves.len() > 1 {
+            // The first group is always rolled out, the clock ends the rest.
+            assert!(player.last.worlds >= 2 && player.last.worlds < 256, "{}", player.last.worlds);
+        }
+        mv
+    });
     eprintln!("longest decision under a 100 ms limit: {longest:?}");
     assert!(longest < Duration::from_millis(400), "{longest:?}");
 }

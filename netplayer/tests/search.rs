@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
-use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup, Square, State};
+use stratego_engine::{Move, PieceSet, Ruleset, Setup, Square, State};
 use stratego_model::device;
 use stratego_netplayer::search::{ChancePrior, NetSearchFactory, SearchOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
@@ -37,25 +37,14 @@ fn the_trained_network_searches_classic_games_legally() {
 /// Plays `plies` plies of a game between `searcher` (both seats share it)
 /// and random moves, returning the longest decision.
 fn longest_decision(player: &mut dyn Player, rules: Ruleset, plies: u32, seed: u64) -> Duration {
-    let mut rng = AgentRng::seed_from_u64(seed);
-    let red = Setup::random(rules.piece_set, &mut rng);
-    let blue = Setup::random(rules.piece_set, &mut rng);
-    let mut state = State::from_setups(rules, &red, &blue).unwrap();
     let mut longest = Duration::ZERO;
-    while !state.is_terminal() && state.ply() < plies {
-        let mv = if state.to_move() == Color::Red {
-            let history = public_history(&state);
-            let view = InfoView::new(&state, &history);
-            let start = Instant::now();
-            let mv = player.choose_move(&view, &mut rng).unwrap();
-            longest = longest.max(start.elapsed());
-            assert!(view.legal_moves.contains(&mv));
-            mv
-        } else {
-            state.sample_legal_move(&mut rng).unwrap()
-        };
-        state.apply_move(mv).unwrap();
-    }
+    red_against_random(rules, seed, plies, |view, rng| {
+        let start = Instant::now();
+        let mv = player.choose_move(view, rng).unwrap();
+        longest = longest.max(start.elapsed());
+        assert!(view.legal_moves.contains(&mv));
+        mv
+    });
     longest
 }
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use stratego_engine::{Board, Color, Layout, Move, Piece, PieceSet, PieceType, Position, Ruleset, Square, State};
 use stratego_evaluation::arena::{play_match, MatchConfig, MatchResult, SelfRestriction, SetupMode};
 use stratego_model::{device, save, CheckpointMeta, ModelConfig, StrategoNet};
-use stratego_players::view::public_history;
-use stratego_players::{PlayerFactory, Registry, SpecError};
+use stratego_players::view::{public_history, InfoView};
+use stratego_players::{AgentRng, PlayerFactory, Registry, SpecError};
 
 /// Short games keep the debug build of burn fast: Barrage, capped at 40 plies.
 pub fn short_barrage() -> Ruleset {
@@ -195,5 +195,29 @@ pub fn bad_options_are_errors(kind: &str, cases: &[(&str, &str)]) {
     for (bad, needle) in cases {
         let err = build(&format!("{kind}:{TRAINED},{bad}")).err().unwrap().to_string();
         assert!(err.contains(needle), "{bad}: {err}");
+    }
+}
+
+/// A game from random setups of `rules`' piece set, drawn from a generator
+/// seeded with `seed`: Red's moves chosen by `red` from its view with that
+/// generator, Blue's drawn from it at random, to the game's end or `plies`.
+pub fn red_against_random(
+    rules: Ruleset,
+    seed: u64,
+    plies: u32,
+    mut red: impl FnMut(&InfoView<'_>, &mut AgentRng) -> Move,
+) {
+    let mut rng = AgentRng::seed_from_u64(seed);
+    let red_setup = stratego_engine::Setup::random(rules.piece_set, &mut rng);
+    let blue_setup = stratego_engine::Setup::random(rules.piece_set, &mut rng);
+    let mut state = State::from_setups(rules, &red_setup, &blue_setup).unwrap();
+    while !state.is_terminal() && state.ply() < plies {
+        let mv = if state.to_move() == Color::Red {
+            let history = public_history(&state);
+            red(&InfoView::new(&state, &history), &mut rng)
+        } else {
+            state.sample_legal_move(&mut rng).unwrap()
+        };
+        state.apply_move(mv).unwrap();
     }
 }
