@@ -1,5 +1,5 @@
 //! A network checkpoint that looks ahead by playing itself:
-//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,time=MS]
+//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,reply=T][,time=MS]
 //! [,setup=S]`.
 //!
 //! The bare `net:` player plays its policy's favourite. This player asks,
@@ -22,7 +22,10 @@
 //!   play the network's most likely move for `horizon` plies, all rollouts
 //!   in step: one batched inference per ply (at most [`CHUNK`] positions a
 //!   call). The opponent's moves are the network's on the drawn army, as in
-//!   self-play; a battle is decided by the drawn types.
+//!   self-play; a battle is decided by the drawn types. With `reply=T` the
+//!   opponent's moves are drawn from its policy at temperature T instead,
+//!   so that the rollouts are not a model of one exact opponent (the
+//!   player's own argmax).
 //! - **Leaves.** A finished game scores its result (+1, 0, -1). Otherwise
 //!   the rollout's end is scored by expectimax's hand-written leaf on the
 //!   result's scale (`stratego_baselines::eval::leaf_value` with its
@@ -57,7 +60,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
 use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
-use stratego_model::{infer, Inference, ModelError};
+use stratego_model::{choose_action, infer, Inference, ModelError};
 use stratego_players::reconstruct::public_replay;
 use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
@@ -85,6 +88,11 @@ pub struct RolloutOptions {
     /// less `margin`, must exceed `sure` standard errors of the world-by-world
     /// gains (0: the margin alone decides).
     pub sure: f64,
+    /// The temperature of the opponent's moves in the rollouts: 0 plays its
+    /// most likely move (the player's own answer); above 0 a draw from
+    /// `p^(1/reply)`, so that a candidate is judged against more than one
+    /// way of answering it.
+    pub reply: f32,
     /// A wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
     pub setup: SetupPolicy,
@@ -98,6 +106,7 @@ impl Default for RolloutOptions {
             horizon: RolloutOptions::DEFAULT_HORIZON,
             margin: RolloutOptions::DEFAULT_MARGIN,
             sure: 0.0,
+            reply: 0.0,
             time: None,
             setup: SetupPolicy::Random,
         }
@@ -109,7 +118,8 @@ pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out,
      determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
      each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
      default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
-     default 0: off), time=MS (a clock per decision; none by default: fixed size, reproducible), \
+     default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
+     most likely move), time=MS (a clock per decision; none by default: fixed size, reproducible), \
      setup=random|handcrafted|handcrafted-v2";
 
 impl RolloutOptions {
@@ -150,6 +160,12 @@ impl RolloutOptions {
                 |z: &f64| z.is_finite() && (0.0..=10.0).contains(z),
                 "expected a number from 0 to 10",
             )?,
+            reply: spec.parse_option(
+                "reply",
+                d.reply,
+                |t: &f32| t.is_finite() && (0.0..=10.0).contains(t),
+                "expected a number from 0 to 10",
+            )?,
             time,
             setup: spec.setup()?,
         })
@@ -174,6 +190,9 @@ impl RolloutOptions {
         }
         if self.sure != d.sure {
             spec = spec.with("sure", self.sure);
+        }
+        if self.reply != d.reply {
+            spec = spec.with("reply", self.reply);
         }
         if let Some(time) = self.time {
             spec = spec.with("time", time.as_millis());
@@ -277,15 +296,11 @@ fn run(network: &Network, states: &[&State]) -> Result<Inference, String> {
     infer(&network.net, network.layout, &planes, &legal, &network.device).map_err(|e| e.to_string())
 }
 
-/// The legal move the policy of `state`'s side to move likes best.
-fn favourite(state: &State, policy: &[f32]) -> Result<Move, String> {
-    let action = policy
-        .iter()
-        .enumerate()
-        .filter(|(_, &p)| p > 0.0)
-        .max_by(|a, b| a.1.total_cmp(b.1))
-        .map(|(a, _)| a as u16)
-        .ok_or("the network gave no legal action a positive probability")?;
+/// The legal move of `state`'s side to move that its policy likes best
+/// (`temperature` 0), or one drawn from `p^(1/temperature)`.
+fn policy_move(state: &State, policy: &[f32], temperature: f32, rng: &mut AgentRng) -> Result<Move, String> {
+    let action =
+        choose_action(policy, temperature, rng).ok_or("the network gave no legal action a positive probability")?;
     Move::from_action(action, state.to_move()).ok_or_else(|| format!("action {action} of the policy is not a move"))
 }
 
@@ -345,7 +360,11 @@ impl RolloutPlayer {
             // A group the clock cuts short is dropped, but the first: its
             // leaves, all at the same shorter horizon, still compare the
             // candidates, and some values are needed.
-            let (values, whole) = self.roll_out(&network, me, &worlds, &candidates, deadline, &mut stats)?;
+            // The opponent's draws in the rollouts (`reply` > 0) come from a
+            // seed of the group's own; without them the player's stream is
+            // untouched, so the default replays as it did before the option.
+            let replies = if self.options.reply > 0.0 { rng.random() } else { 0 };
+            let (values, whole) = self.roll_out(&network, me, &worlds, &candidates, replies, deadline, &mut stats)?;
             if !whole && done > 0 {
                 break;
             }
@@ -409,12 +428,17 @@ impl RolloutPlayer {
         me: Color,
         worlds: &[State],
         candidates: &[Move],
+        replies: u64,
         deadline: Option<Instant>,
         stats: &mut RolloutStats,
     ) -> Result<(Vec<f64>, bool), String> {
         let mut rollouts = Vec::with_capacity(worlds.len() * candidates.len());
-        for world in worlds {
+        // Every candidate in a world draws the opponent's moves from the same
+        // stream (common random numbers, as for the worlds).
+        let mut draws = Vec::with_capacity(rollouts.capacity());
+        for (w, world) in worlds.iter().enumerate() {
             for &mv in candidates {
+                draws.push(AgentRng::seed_from_u64(replies.wrapping_add(w as u64)));
                 let mut state = world.clone();
                 state.apply_move(mv).map_err(|e| format!("the legal move {mv} is refused in a rebuilt game: {e}"))?;
                 rollouts.push(state);
@@ -438,7 +462,8 @@ impl RolloutPlayer {
                 stats.positions += states.len();
                 stats.calls += 1;
                 for (k, &i) in chunk.iter().enumerate() {
-                    let mv = favourite(&rollouts[i], out.policy_of(k))?;
+                    let temperature = if rollouts[i].to_move() == me { 0.0 } else { self.options.reply };
+                    let mv = policy_move(&rollouts[i], out.policy_of(k), temperature, &mut draws[i])?;
                     rollouts[i].apply_move(mv).map_err(|e| format!("the policy's move {mv} is refused: {e}"))?;
                 }
             }

@@ -65,6 +65,23 @@ fn the_rollouts_overrule_the_policy_only_beyond_the_margin() {
     }
 }
 
+/// `reply=T`: the opponent's moves in the rollouts drawn at a temperature
+/// give other values than its favourites, reproducibly under a seed.
+#[test]
+fn drawn_replies_change_the_values_reproducibly() {
+    let (state, history) = free_captain();
+    let view = InfoView::new(&state, &history);
+    let values = |reply: f32| {
+        let options = RolloutOptions { width: 8, worlds: 4, reply, ..RolloutOptions::default() };
+        let mut player = trained(options).0.player();
+        player.try_choose_move(&view, &mut AgentRng::seed_from_u64(5)).unwrap();
+        player.last.values
+    };
+    let drawn = values(1.0);
+    assert_eq!(drawn, values(1.0), "reproducible under a seed");
+    assert!(drawn != values(0.0), "{drawn:?}");
+}
+
 /// `sure=Z`: from one world the spread of the gains cannot be estimated, so
 /// with any Z the policy decides where without it the best valued overrules.
 #[test]
@@ -152,12 +169,14 @@ fn the_clock_bounds_every_decision() {
 fn options_parse_canonically_and_bad_ones_are_errors() {
     let parse = |text: &str| RolloutOptions::parse(&text.parse::<PlayerSpec>().unwrap());
     let parsed =
-        parse("netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,time=50,setup=handcrafted-v2").unwrap();
+        parse("netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,time=50,setup=handcrafted-v2")
+            .unwrap();
     assert_eq!((parsed.width, parsed.worlds, parsed.horizon, parsed.margin, parsed.sure), (3, 5, 12, 0.2, 2.0));
+    assert_eq!(parsed.reply, 1.0);
     assert_eq!(parsed.time, Some(Duration::from_millis(50)));
     assert_eq!(
         parsed.spec("x").to_string(),
-        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,time=50,setup=handcrafted-v2"
+        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,time=50,setup=handcrafted-v2"
     );
     assert_eq!(parse("netrollout:x").unwrap(), RolloutOptions::default());
     assert_eq!(RolloutOptions::default().spec("x").to_string(), "netrollout:x");
@@ -172,6 +191,8 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
             ("margin=nan", "bad value `nan`"),
             ("sure=11", "bad value `11` for option `sure`"),
             ("sure=-1", "bad value `-1` for option `sure`"),
+            ("reply=inf", "bad value `inf` for option `reply`"),
+            ("reply=11", "bad value `11` for option `reply`"),
             ("time=0", "bad value `0` for option `time`"),
             ("temperature=1", "player `netrollout` has no option `temperature`"),
         ],
