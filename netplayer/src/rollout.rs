@@ -139,6 +139,14 @@ impl RolloutOptions {
                 &format!("expected a whole number from {lo} to {hi}"),
             )
         };
+        let number = |key: &str, default: f64, hi: f64| {
+            spec.parse_option(
+                key,
+                default,
+                |x: &f64| x.is_finite() && (0.0..=hi).contains(x),
+                &format!("expected a number from 0 to {hi}"),
+            )
+        };
         let d = RolloutOptions::default();
         let time = match spec.option("time") {
             None => None,
@@ -148,24 +156,9 @@ impl RolloutOptions {
             width: whole("width", d.width as u64, 1, 16)? as usize,
             worlds: whole("worlds", d.worlds as u64, 1, 256)? as usize,
             horizon: whole("horizon", d.horizon as u64, 0, 200)? as u32,
-            margin: spec.parse_option(
-                "margin",
-                d.margin,
-                |m: &f64| m.is_finite() && (0.0..=2.0).contains(m),
-                "expected a number from 0 to 2",
-            )?,
-            sure: spec.parse_option(
-                "sure",
-                d.sure,
-                |z: &f64| z.is_finite() && (0.0..=10.0).contains(z),
-                "expected a number from 0 to 10",
-            )?,
-            reply: spec.parse_option(
-                "reply",
-                d.reply,
-                |t: &f32| t.is_finite() && (0.0..=10.0).contains(t),
-                "expected a number from 0 to 10",
-            )?,
+            margin: number("margin", d.margin, 2.0)?,
+            sure: number("sure", d.sure, 10.0)?,
+            reply: number("reply", d.reply as f64, 10.0)? as f32,
             time,
             setup: spec.setup()?,
         })
@@ -175,32 +168,20 @@ impl RolloutOptions {
     /// `path`: the options that differ from the defaults, in a fixed order.
     pub fn spec(&self, path: &str) -> PlayerSpec {
         let d = RolloutOptions::default();
-        let mut spec = PlayerSpec::named("netrollout").with_path(path);
-        if self.width != d.width {
-            spec = spec.with("width", self.width);
-        }
-        if self.worlds != d.worlds {
-            spec = spec.with("worlds", self.worlds);
-        }
-        if self.horizon != d.horizon {
-            spec = spec.with("horizon", self.horizon);
-        }
-        if self.margin != d.margin {
-            spec = spec.with("margin", self.margin);
-        }
-        if self.sure != d.sure {
-            spec = spec.with("sure", self.sure);
-        }
-        if self.reply != d.reply {
-            spec = spec.with("reply", self.reply);
-        }
-        if let Some(time) = self.time {
-            spec = spec.with("time", time.as_millis());
-        }
-        if self.setup != d.setup {
-            spec = spec.with("setup", self.setup);
-        }
-        spec
+        let options: [(&str, bool, String); 8] = [
+            ("width", self.width != d.width, self.width.to_string()),
+            ("worlds", self.worlds != d.worlds, self.worlds.to_string()),
+            ("horizon", self.horizon != d.horizon, self.horizon.to_string()),
+            ("margin", self.margin != d.margin, self.margin.to_string()),
+            ("sure", self.sure != d.sure, self.sure.to_string()),
+            ("reply", self.reply != d.reply, self.reply.to_string()),
+            ("time", self.time.is_some(), self.time.map_or(String::new(), |t| t.as_millis().to_string())),
+            ("setup", self.setup != d.setup, self.setup.to_string()),
+        ];
+        options
+            .into_iter()
+            .filter(|(_, differs, _)| *differs)
+            .fold(PlayerSpec::named("netrollout").with_path(path), |spec, (key, _, value)| spec.with(key, value))
     }
 }
 
