@@ -37,10 +37,11 @@
 //! - **Choice.** A candidate's value is its leaves' mean over the worlds.
 //!   The policy's favourite is played unless another candidate's value is
 //!   more than `margin` (a share of a won game) above it; then the best
-//!   valued is played. With `sure=Z` the gain beyond the margin must also
-//!   exceed Z standard errors of the world-by-world gains: fewer worlds
-//!   (a short clock) overrule less often. So the search overrules the policy only where its
-//!   own continuation, in the same worlds, ends clearly worse.
+//!   valued is played. So the search overrules the policy only where its
+//!   own continuation, in the same worlds, ends clearly worse. With
+//!   `sure=Z` the gain beyond the margin must also exceed Z standard errors
+//!   of the world-by-world gains: fewer worlds (a short clock) overrule
+//!   less often.
 //!
 //! **Clock.** Without a clock the search has a fixed size and is a pure
 //! function of the view and the seed (for reproducible arena games). Under
@@ -277,6 +278,21 @@ fn run(network: &Network, states: &[&State]) -> Result<Inference, String> {
     infer(&network.net, network.layout, &planes, &legal, &network.device).map_err(|e| e.to_string())
 }
 
+/// The standard error of the mean of candidate `c`'s world-by-world gain
+/// over the favourite (candidate 0) in `leaves` (world by world, `n`
+/// candidates each; the worlds are shared, so the gains are paired);
+/// infinite from one world, where it cannot be estimated.
+fn paired_standard_error(leaves: &[f64], n: usize, c: usize) -> f64 {
+    let gains: Vec<f64> = leaves.chunks(n).map(|world| world[c] - world[0]).collect();
+    if gains.len() < 2 {
+        return f64::INFINITY;
+    }
+    let k = gains.len() as f64;
+    let mean = gains.iter().sum::<f64>() / k;
+    let variance = gains.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (k - 1.0);
+    (variance / k).sqrt()
+}
+
 /// The legal move of `state`'s side to move that its policy likes best
 /// (`temperature` 0), or one drawn from `p^(1/temperature)`.
 fn policy_move(state: &State, policy: &[f32], temperature: f32, rng: &mut AgentRng) -> Result<Move, String> {
@@ -338,14 +354,14 @@ impl RolloutPlayer {
             while worlds.len() < size_now {
                 worlds.push(draw_world(rng)?);
             }
-            // A group the clock cuts short is dropped, but the first: its
-            // leaves, all at the same shorter horizon, still compare the
-            // candidates, and some values are needed.
             // The opponent's draws in the rollouts (`reply` > 0) come from a
             // seed of the group's own; without them the player's stream is
             // untouched, so the default replays as it did before the option.
             let replies = if self.options.reply > 0.0 { rng.random() } else { 0 };
             let (values, whole) = self.roll_out(&network, me, &worlds, &candidates, replies, deadline, &mut stats)?;
+            // A group the clock cuts short is dropped, but the first: its
+            // leaves, all at the same shorter horizon, still compare the
+            // candidates, and some values are needed.
             if !whole && done > 0 {
                 break;
             }
@@ -367,36 +383,19 @@ impl RolloutPlayer {
         // The best valued; the policy's order decides among equal values.
         let best = (0..n).fold(0, |b, c| if values[c] > values[b] { c } else { b });
         let gain = values[best] - values[0];
-        let chosen = if gain > self.options.margin
-            && gain - self.options.margin > self.options.sure * self.standard_error(&leaves, n, best)
-        {
-            best
-        } else {
-            0
+        // With `sure` off the error is not asked for: 0 times an infinite
+        // error (one world) is NaN, which no gain exceeds.
+        let sure = |c| {
+            self.options.sure == 0.0
+                || gain - self.options.margin > self.options.sure * paired_standard_error(&leaves, n, c)
         };
+        let chosen = if gain > self.options.margin && sure(best) { best } else { 0 };
         stats.worlds = done;
         stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
         stats.overruled = chosen != 0;
         stats.elapsed = start.elapsed();
         self.last = stats;
         Ok(candidates[chosen])
-    }
-
-    /// The standard error of the mean of candidate `c`'s world-by-world
-    /// gain over the favourite (the worlds are shared, so the gains are
-    /// paired); infinite from one world, where it cannot be estimated.
-    fn standard_error(&self, leaves: &[f64], n: usize, c: usize) -> f64 {
-        if self.options.sure == 0.0 {
-            return 0.0;
-        }
-        let gains: Vec<f64> = leaves.chunks(n).map(|world| world[c] - world[0]).collect();
-        let k = gains.len() as f64;
-        if gains.len() < 2 {
-            return f64::INFINITY;
-        }
-        let mean = gains.iter().sum::<f64>() / k;
-        let variance = gains.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (k - 1.0);
-        (variance / k).sqrt()
     }
 
     /// Every candidate played in every world, then `horizon` plies of the
@@ -486,5 +485,22 @@ pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
             let options = RolloutOptions::parse(spec)?;
             crate::load_for_spec(spec, &device, |path, device| RolloutFactory::load(path, options, device))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::paired_standard_error;
+
+    #[test]
+    fn the_paired_standard_error_by_hand() {
+        // Two worlds, two candidates: gains 0.1 and 0.3, mean 0.2, sample
+        // variance 0.02, standard error sqrt(0.02 / 2) = 0.1.
+        let leaves = [0.0, 0.1, -0.1, 0.2];
+        assert!((paired_standard_error(&leaves, 2, 1) - 0.1).abs() < 1e-12);
+        // The favourite against itself: no spread.
+        assert_eq!(paired_standard_error(&leaves, 2, 0), 0.0);
+        // One world: cannot be estimated.
+        assert_eq!(paired_standard_error(&leaves[..2], 2, 1), f64::INFINITY);
     }
 }
