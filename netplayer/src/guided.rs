@@ -17,10 +17,11 @@
 //!   `WIN`) is played. So the search vetoes the moves it values clearly
 //!   worse, and the policy chooses among the rest, where plain expectimax
 //!   would draw among exact ties at random. `margin=0` lets the policy break
-//!   exact ties only. The default, 0.3, won the registered comparisons
-//!   (EVALUATION.md, "Expectimax guided by the network"): against
-//!   `expectimax` at the same clock both 0.01 and 0.3 win; against the bare
-//!   network 0.01 loses and 0.3 is level.
+//!   exact ties only. The default, 0.3, is from the registered comparisons
+//!   (EVALUATION.md, "Expectimax guided by the network"): against the bare
+//!   network 0.01 loses and 0.3 is level; against `expectimax` at the same
+//!   clock both won on one machine, and 0.3 lost on a faster one, where the
+//!   clock buys expectimax more search.
 //!
 //! What the network does not do here, and why: its value head does not
 //! score the leaves (the checkpoints' value heads barely react to material,

@@ -1,6 +1,6 @@
 //! A network checkpoint that looks ahead by playing itself:
-//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,reply=T][,time=MS]
-//! [,setup=S]`.
+//! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,reply=T][,veto=M]
+//! [,time=MS][,setup=S]`.
 //!
 //! The bare `net:` player plays its policy's favourite. This player asks,
 //! before it does, what happens next if both sides go on playing that
@@ -42,6 +42,14 @@
 //!   `sure=Z` the gain beyond the margin must also exceed Z standard errors
 //!   of the world-by-world gains: fewer worlds (a short clock) overrule
 //!   less often.
+//! - **Veto.** With `veto=M`, before any rollout, expectimax (the baselines'
+//!   hand-written search, at its default size, or for 40 % of the clock)
+//!   searches every root move in a determinised root, and the candidates are
+//!   the policy's favourites among the moves it values within M of the best
+//!   (those `netexpectimax` would choose among). The rollouts then overrule
+//!   only with a move the search does not value clearly worse, and a
+//!   favourite the search values clearly worse is never played. Off by
+//!   default: in the pilots it did not pay (EVALUATION.md).
 //!
 //! **Clock.** Without a clock the search has a fixed size and is a pure
 //! function of the view and the seed (for reproducible arena games). Under
@@ -53,6 +61,8 @@
 //! end past that point (by the last ply's cost): a later group cut short is
 //! dropped, the first is scored where its rollouts stand (every candidate
 //! at the same depth), so a loaded machine costs depth, not the clock.
+//! With a veto, its search comes first and has [`VETO_SHARE`] of the clock;
+//! the rollouts have what it left of the 80 %.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -60,8 +70,10 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
+use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
 use stratego_model::{choose_action, infer, Inference, ModelError};
+use stratego_players::determinize::determinize;
 use stratego_players::reconstruct::public_replay;
 use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
@@ -72,6 +84,14 @@ pub const CHUNK: usize = 64;
 
 /// Worlds in the first group under a clock: its cost sizes the next groups.
 pub const FIRST_GROUP: usize = 2;
+
+/// The share of the clock a decision plans on; the rest is for the
+/// caller's bookkeeping and a slow pipe.
+const CLOCK_SHARE: f64 = 0.8;
+
+/// With a veto, the share of the clock expectimax's search of the root
+/// has; the rollouts have the rest of [`CLOCK_SHARE`].
+pub const VETO_SHARE: f64 = 0.4;
 
 /// The options of a rollout player, after the path in its spec.
 #[derive(Copy, Clone, PartialEq, Debug)]
@@ -94,6 +114,11 @@ pub struct RolloutOptions {
     /// `p^(1/reply)`, so that a candidate is judged against more than one
     /// way of answering it.
     pub reply: f32,
+    /// With `Some(m)`, expectimax first searches every root move, and those
+    /// it values more than `m` (a share of a won game) below the best are
+    /// vetoed: the candidates are the policy's favourites among the rest
+    /// (as `netexpectimax` chooses). `None`: no search but the rollouts.
+    pub veto: Option<f64>,
     /// A wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
     pub setup: SetupPolicy,
@@ -108,6 +133,7 @@ impl Default for RolloutOptions {
             margin: RolloutOptions::DEFAULT_MARGIN,
             sure: 0.0,
             reply: 0.0,
+            veto: None,
             time: None,
             setup: SetupPolicy::Random,
         }
@@ -120,7 +146,8 @@ pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out,
      each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
      default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
-     most likely move), time=MS (a clock per decision; none by default: fixed size, reproducible), \
+     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those \
+     it values more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, reproducible), \
      setup=random|handcrafted|handcrafted-v2";
 
 impl RolloutOptions {
@@ -160,6 +187,10 @@ impl RolloutOptions {
             margin: number("margin", d.margin, 2.0)?,
             sure: number("sure", d.sure, 10.0)?,
             reply: number("reply", d.reply as f64, 10.0)? as f32,
+            veto: match spec.option("veto") {
+                None => None,
+                Some(_) => Some(number("veto", 0.0, 2.0)?),
+            },
             time,
             setup: spec.setup()?,
         })
@@ -169,13 +200,14 @@ impl RolloutOptions {
     /// `path`: the options that differ from the defaults, in a fixed order.
     pub fn spec(&self, path: &str) -> PlayerSpec {
         let d = RolloutOptions::default();
-        let options: [(&str, bool, String); 8] = [
+        let options: [(&str, bool, String); 9] = [
             ("width", self.width != d.width, self.width.to_string()),
             ("worlds", self.worlds != d.worlds, self.worlds.to_string()),
             ("horizon", self.horizon != d.horizon, self.horizon.to_string()),
             ("margin", self.margin != d.margin, self.margin.to_string()),
             ("sure", self.sure != d.sure, self.sure.to_string()),
             ("reply", self.reply != d.reply, self.reply.to_string()),
+            ("veto", self.veto.is_some(), self.veto.map_or(String::new(), |m| m.to_string())),
             ("time", self.time.is_some(), self.time.map_or(String::new(), |t| t.as_millis().to_string())),
             ("setup", self.setup != d.setup, self.setup.to_string()),
         ];
@@ -227,7 +259,7 @@ impl RolloutFactory {
 /// What the last decision did.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct RolloutStats {
-    /// Worlds rolled out (0: a forced move, no search).
+    /// Worlds rolled out (0: a forced move, or one candidate: no rollout).
     pub worlds: usize,
     /// Positions the network read (the root included) and inference calls.
     pub positions: usize,
@@ -235,8 +267,14 @@ pub struct RolloutStats {
     /// Every candidate, in the policy's order: its mean leaf value (a share
     /// of a won game, -1 to 1) and the policy's probability.
     pub values: Vec<(Move, f64, f32)>,
-    /// Whether the played move is not the policy's favourite.
+    /// Whether the rollouts overruled the first candidate (the policy's
+    /// favourite; with a veto, its favourite among the moves kept).
     pub overruled: bool,
+    /// With `veto`: the root moves expectimax vetoed, whether the policy's
+    /// favourite was one of them, and the search's deepest iteration.
+    pub vetoed: usize,
+    pub veto_first: bool,
+    pub veto_depth: u32,
     pub elapsed: Duration,
 }
 
@@ -317,7 +355,7 @@ impl RolloutPlayer {
         // Another piece set is refused at start-up (`check_rules`); a view
         // that still gets here is an error, not a panic.
         network.check_rules(&view.rules)?;
-        let deadline = self.options.time.map(|t| start + t.mul_f64(0.8));
+        let deadline = self.options.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
         let me = view.me;
         // Each world has a generator of its own, drawn in order from the
         // player's: a decision is a function of the view and the seed.
@@ -337,7 +375,20 @@ impl RolloutPlayer {
         let mut candidates = view.legal_moves.clone();
         // Most likely first; the sort is stable, so equal priors keep the view's order.
         candidates.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
+        if let Some(margin) = self.options.veto {
+            let (kept, depth) = self.veto(view, &candidates, margin, rng)?;
+            stats.vetoed = candidates.len() - kept.len();
+            stats.veto_first = kept[0] != candidates[0];
+            stats.veto_depth = depth;
+            candidates = kept;
+        }
         candidates.truncate(self.options.width);
+        // One move left (`width=1`, or a veto of all but one): nothing to compare.
+        if candidates.len() == 1 {
+            stats.elapsed = start.elapsed();
+            self.last = stats;
+            return Ok(candidates[0]);
+        }
 
         // Without a clock every group is one batch per ply. Under a clock
         // the first group is small, and each next one as large as the
@@ -396,6 +447,34 @@ impl RolloutPlayer {
         stats.elapsed = start.elapsed();
         self.last = stats;
         Ok(candidates[chosen])
+    }
+
+    /// The root moves (given in the policy's order) that expectimax, having
+    /// searched them all in a determinised root for [`VETO_SHARE`] of the
+    /// clock (or at its default fixed size without one), values within
+    /// `margin` (a share of a won game) of the best, in the same order; and
+    /// the search's deepest iteration.
+    fn veto(
+        &self,
+        view: &InfoView<'_>,
+        ordered: &[Move],
+        margin: f64,
+        rng: &mut AgentRng,
+    ) -> Result<(Vec<Move>, u32), String> {
+        let mut config = ExpectimaxConfig::default();
+        if let Some(t) = self.options.time {
+            config = config.under_clock(t.mul_f64(VETO_SHARE));
+        }
+        let mut search = ExpectimaxPlayer::new(config, self.options.setup);
+        let values = search.root_values(&determinize(view, rng), ordered);
+        if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
+            return Err("the veto's search did not value every root move".into());
+        }
+        let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
+        let floor = best - margin * WIN - 1e-6;
+        let value = |mv: &Move| values.iter().find(|(m, _)| m == mv).map_or(f64::NEG_INFINITY, |(_, v)| *v);
+        let kept: Vec<Move> = ordered.iter().copied().filter(|mv| value(mv) >= floor).collect();
+        Ok((kept, search.last.depth))
     }
 
     /// Every candidate played in every world, then `horizon` plies of the

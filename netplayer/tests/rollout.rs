@@ -65,6 +65,43 @@ fn the_rollouts_overrule_the_policy_only_beyond_the_margin() {
     }
 }
 
+/// `veto=M`: expectimax searches every root move first, and the rollouts
+/// choose among the policy's favourites of the moves it values within M of
+/// the best. In the free Captain the search sees one best move (the Marshal
+/// takes the Captain) and the policy prefers others: with no margin that
+/// move is played without a rollout; with the whole range as margin nothing
+/// is vetoed and the candidates are the policy's favourites, as without a
+/// veto; in between (as in tests/guided.rs) some moves are vetoed and
+/// more than one stays.
+#[test]
+fn a_veto_leaves_the_rollouts_the_moves_the_search_values_near_the_best() {
+    let (state, history) = free_captain();
+    let view = InfoView::new(&state, &history);
+    let at = |row, col| stratego_engine::Square::from_row_col(row, col).unwrap();
+    let take = stratego_engine::Move { from: at(3, 4), to: at(4, 4) };
+    let play = |veto: Option<f64>| {
+        let options = RolloutOptions { width: 8, worlds: 2, horizon: 2, veto, ..RolloutOptions::default() };
+        let mut player = trained(options).0.player();
+        let mv = player.try_choose_move(&view, &mut AgentRng::seed_from_u64(4)).unwrap();
+        (mv, player.last)
+    };
+    let (mv, last) = play(Some(0.0));
+    assert_eq!(mv, take, "{last:?}");
+    assert!(last.worlds == 0 && last.values.is_empty(), "one move left: no rollout, {last:?}");
+    assert!(last.veto_first && last.vetoed == view.legal_moves.len() - 1 && last.veto_depth >= 1, "{last:?}");
+
+    let (_, unvetoed) = play(None);
+    let (_, last) = play(Some(2.0));
+    assert!(last.vetoed == 0 && !last.veto_first, "{last:?}");
+    let moves = |values: &[(stratego_engine::Move, f64, f32)]| values.iter().map(|v| v.0).collect::<Vec<_>>();
+    assert_eq!(moves(&last.values), moves(&unvetoed.values), "the policy's favourites");
+    assert!(unvetoed.values[0].0 != take && unvetoed.vetoed == 0);
+
+    let (_, last) = play(Some(0.01));
+    assert!(last.vetoed > 0 && last.values.len() > 1, "{last:?}");
+    assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
+}
+
 /// `reply=T`: the opponent's moves in the rollouts drawn at a temperature
 /// give other values than its favourites, reproducibly under a seed.
 #[test]
@@ -142,42 +179,52 @@ fn every_decision_is_the_favourite_or_clearly_better() {
 }
 
 /// Under a clock a decision stays within it, with a margin for a loaded
-/// test machine, and the first group of worlds is always rolled out.
+/// test machine, and the first group of worlds is always rolled out where
+/// there are candidates to compare; with a veto too, its search first.
 #[test]
 fn the_clock_bounds_every_decision() {
     let rules = Ruleset { max_plies: 400, ..Ruleset::classic() };
-    let (factory, _) = trained(RolloutOptions { worlds: 256, ..RolloutOptions::default() });
-    let mut player = factory.player();
-    stratego_players::Player::limit_move_time(&mut player, Duration::from_millis(100));
-    assert_eq!(player.options().time, Some(Duration::from_millis(100)));
-    let mut longest = Duration::ZERO;
-    red_against_random(rules, 3, 40, |view, rng| {
-        let start = std::time::Instant::now();
-        let mv = player.try_choose_move(view, rng).unwrap();
-        longest = longest.max(start.elapsed());
-        if view.legal_moves.len() > 1 {
-            // The first group is always rolled out, the clock ends the rest.
-            assert!(player.last.worlds >= 2 && player.last.worlds < 256, "{}", player.last.worlds);
-        }
-        mv
-    });
-    eprintln!("longest decision under a 100 ms limit: {longest:?}");
-    assert!(longest < Duration::from_millis(400), "{longest:?}");
+    for veto in [None, Some(0.3)] {
+        let (factory, _) = trained(RolloutOptions { worlds: 256, veto, ..RolloutOptions::default() });
+        let mut player = factory.player();
+        stratego_players::Player::limit_move_time(&mut player, Duration::from_millis(100));
+        assert_eq!(player.options().time, Some(Duration::from_millis(100)));
+        let (mut longest, mut searched) = (Duration::ZERO, 0);
+        red_against_random(rules, 3, 40, |view, rng| {
+            let start = std::time::Instant::now();
+            let mv = player.try_choose_move(view, rng).unwrap();
+            longest = longest.max(start.elapsed());
+            let last = &player.last;
+            if view.legal_moves.len() > 1 {
+                // The first group is always rolled out, the clock ends the rest.
+                let compared = last.values.len() > 1;
+                assert!(!compared || (last.worlds >= 2 && last.worlds < 256), "{last:?}");
+                assert_eq!(last.veto_depth > 0, veto.is_some(), "{last:?}");
+                searched += compared as u32;
+            }
+            mv
+        });
+        eprintln!("veto {veto:?}: longest decision under a 100 ms limit: {longest:?}, {searched} rolled out");
+        assert!(longest < Duration::from_millis(400), "{longest:?}");
+        assert!(searched >= 10, "{searched}");
+    }
 }
 
 #[test]
 fn options_parse_canonically_and_bad_ones_are_errors() {
     let parse = |text: &str| RolloutOptions::parse(&text.parse::<PlayerSpec>().unwrap());
-    let parsed =
-        parse("netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,time=50,setup=handcrafted-v2")
-            .unwrap();
+    let parsed = parse(
+        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,veto=0.3,time=50,setup=handcrafted-v2",
+    )
+    .unwrap();
     assert_eq!((parsed.width, parsed.worlds, parsed.horizon, parsed.margin, parsed.sure), (3, 5, 12, 0.2, 2.0));
-    assert_eq!(parsed.reply, 1.0);
+    assert_eq!((parsed.reply, parsed.veto), (1.0, Some(0.3)));
     assert_eq!(parsed.time, Some(Duration::from_millis(50)));
     assert_eq!(
         parsed.spec("x").to_string(),
-        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,time=50,setup=handcrafted-v2"
+        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,veto=0.3,time=50,setup=handcrafted-v2"
     );
+    assert_eq!(parse("netrollout:x,veto=0").unwrap().veto, Some(0.0), "a veto of 0 is not no veto");
     assert_eq!(parse("netrollout:x").unwrap(), RolloutOptions::default());
     assert_eq!(RolloutOptions::default().spec("x").to_string(), "netrollout:x");
     bad_options_are_errors(
@@ -193,6 +240,8 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
             ("sure=-1", "bad value `-1` for option `sure`"),
             ("reply=inf", "bad value `inf` for option `reply`"),
             ("reply=11", "bad value `11` for option `reply`"),
+            ("veto=3", "bad value `3` for option `veto`"),
+            ("veto=nan", "bad value `nan` for option `veto`"),
             ("time=0", "bad value `0` for option `time`"),
             ("temperature=1", "player `netrollout` has no option `temperature`"),
         ],
