@@ -352,6 +352,12 @@ pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), Cl
     progress.bar.finish_and_clear();
     write!(out, "{}", outcome.summary.to_text()).map_err(output)?;
     writeln!(out, "decision: {}", outcome.logged.decision).map_err(output)?;
+    let logged = &outcome.logged;
+    if let (Some(before), Some(after)) = (logged.playout_plies_per_second_before, logged.playout_plies_per_second_after)
+    {
+        writeln!(out, "machine speed (random playout plies/s on one core): {before:.0} before, {after:.0} after")
+            .map_err(output)?;
+    }
     writeln!(
         out,
         "appended result {} to {}; match output in {}",

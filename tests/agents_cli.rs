@@ -189,9 +189,17 @@ fn register_run_appends_to_the_file() {
         \n[decision]\nrule = \"elo-interval\"\nmargin = 0.0\n";
     std::fs::write(&file, registration).unwrap();
     let text = succeeded(&register_run(&file, &dir.join("out"), &[]));
-    assert!(text.contains("decision: "), "{text}");
+    assert!(text.contains("decision: ") && text.contains("machine speed (random playout plies/s"), "{text}");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(registration) && text.contains("[[results]]\nrun = 1\n"), "{text}");
+    // The machine's speed beside the result, before and after the match:
+    // a positive number of plies per second each.
+    let logged: toml::Table = text.parse().unwrap();
+    let result = &logged["results"].as_array().unwrap()[0];
+    for key in ["playout_plies_per_second_before", "playout_plies_per_second_after"] {
+        let speed = result[key].as_float().unwrap_or_else(|| panic!("{key} in {text}"));
+        assert!(speed > 1_000.0, "{key} = {speed}");
+    }
     assert_refused(&["register", "run", dir.join("none.toml").to_str().unwrap()], "cannot read");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -115,6 +115,31 @@ pub struct LoggedResult {
     pub decision: String,
     pub output: String,
     pub agents_version: String,
+    /// The machine's speed just before and just after the match
+    /// ([`machine_speed`]): a player under a clock is as strong as the
+    /// machine lets it search, so two runs of a timed registration compare
+    /// only with these beside them. Absent from results logged before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_plies_per_second_before: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_plies_per_second_after: Option<f64>,
+}
+
+/// The machine's speed as one figure: random playout plies per second on
+/// one core under the classic rules (the engine's own hot path), the best
+/// of three rounds of about a tenth of a second, so that a busy spell slows
+/// it less than it would one round.
+pub fn machine_speed() -> f64 {
+    use rand::SeedableRng;
+    const PLIES: u64 = 200_000;
+    (0..3)
+        .map(|_| {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+            let start = std::time::Instant::now();
+            let stats = stratego_engine::playout::random_playouts(Ruleset::classic(), PLIES, &mut rng);
+            stats.plies as f64 / start.elapsed().as_secs_f64().max(1e-9)
+        })
+        .fold(0.0, f64::max)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -301,9 +326,11 @@ pub fn run(
     // keeps none in memory); the directory takes its name when whole, and a
     // match that fails removes it, leaving nothing to block a rerun.
     let streamed = StreamedOutput::start(&output)?;
+    let speed_before = machine_speed();
     let sink = |g: &GameResult| streamed.record(g);
     let (a, b) = (prepared.a.as_ref(), prepared.b.as_ref());
     let result = play_match_streaming(a, b, &prepared.config, on_game, &sink)?;
+    let speed_after = machine_speed();
     let summary = MatchSummary::of(&result);
     streamed.finish(&output, false, &result, &summary).map_err(|e| match e {
         OutputError::Exists(dir) => RegistrationError::OutputExists(dir, prepared.path.clone()),
@@ -333,6 +360,8 @@ pub fn run(
         decision: decide(&reg.decision, &summary, &result),
         output: output.display().to_string(),
         agents_version: env!("CARGO_PKG_VERSION").to_string(),
+        playout_plies_per_second_before: Some(speed_before.round()),
+        playout_plies_per_second_after: Some(speed_after.round()),
     };
     append_result(&prepared.path, &logged)?;
     Ok(RunOutcome { summary, logged, output })
