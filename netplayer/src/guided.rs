@@ -186,17 +186,11 @@ impl GuidedPlayer {
         // The search has what the inference left of the clock.
         search.time = search.time.map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1)));
         let mut expectimax = ExpectimaxPlayer::new(search, self.options.setup);
-        let root = determinize(view, rng);
-        let values = expectimax.root_values(&root, &ordered);
-        if values.iter().any(|(_, v)| !v.is_finite()) {
-            return Err("the search gave a value that is not a number".into());
-        }
-        let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
-        let floor = best - self.options.margin * WIN - 1e-6;
-        let near: Vec<&(Move, f64)> = values.iter().filter(|(_, v)| *v >= floor).collect();
+        let values = searched_values(&mut expectimax, view, &ordered, rng)?;
+        let near = near_best(&values, self.options.margin);
         // The policy's favourite among them; the first (the best value, the
         // policy's order among equals) where the policy is level.
-        let chosen = near.iter().fold(near[0], |pick, c| if prior(&c.0) > prior(&pick.0) { c } else { pick }).0;
+        let chosen = near.iter().fold(near[0], |pick, &c| if prior(&c.0) > prior(&pick.0) { c } else { pick }).0;
         self.last = GuidedStats {
             depth: expectimax.last.depth,
             nodes: expectimax.last.nodes,
@@ -207,6 +201,31 @@ impl GuidedPlayer {
         };
         Ok(chosen)
     }
+}
+
+/// Expectimax's values of the root moves `ordered` (entering the first
+/// iteration in that order) in a root determinised from `view`, as
+/// `root_values` gives them (the searched order, best first); an error if
+/// one is not a number.
+pub(crate) fn searched_values(
+    search: &mut ExpectimaxPlayer,
+    view: &InfoView<'_>,
+    ordered: &[Move],
+    rng: &mut AgentRng,
+) -> Result<Vec<(Move, f64)>, String> {
+    let values = search.root_values(&determinize(view, rng), ordered);
+    if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
+        return Err("the search gave a value that is not a number".into());
+    }
+    Ok(values)
+}
+
+/// The searched moves whose values lie within `margin` (a share of a won
+/// game, `WIN`) of the best, in the order given.
+pub(crate) fn near_best(values: &[(Move, f64)], margin: f64) -> Vec<(Move, f64)> {
+    let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
+    let floor = best - margin * WIN - 1e-6;
+    values.iter().copied().filter(|(_, v)| *v >= floor).collect()
 }
 
 impl Player for GuidedPlayer {

@@ -73,7 +73,6 @@ use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
 use stratego_model::{choose_action, infer, Inference, ModelError};
-use stratego_players::determinize::determinize;
 use stratego_players::reconstruct::public_replay;
 use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
@@ -146,9 +145,9 @@ pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out,
      each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
      default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
-     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those \
-     it values more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, reproducible), \
-     setup=random|handcrafted|handcrafted-v2";
+     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
+     more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, \
+     reproducible), setup=random|handcrafted|handcrafted-v2";
 
 impl RolloutOptions {
     pub const DEFAULT_WIDTH: usize = 4;
@@ -466,14 +465,9 @@ impl RolloutPlayer {
             config = config.under_clock(t.mul_f64(VETO_SHARE));
         }
         let mut search = ExpectimaxPlayer::new(config, self.options.setup);
-        let values = search.root_values(&determinize(view, rng), ordered);
-        if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
-            return Err("the veto's search did not value every root move".into());
-        }
-        let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
-        let floor = best - margin * WIN - 1e-6;
-        let value = |mv: &Move| values.iter().find(|(m, _)| m == mv).map_or(f64::NEG_INFINITY, |(_, v)| *v);
-        let kept: Vec<Move> = ordered.iter().copied().filter(|mv| value(mv) >= floor).collect();
+        let values = crate::guided::searched_values(&mut search, view, ordered, rng)?;
+        let near = crate::guided::near_best(&values, margin);
+        let kept: Vec<Move> = ordered.iter().copied().filter(|mv| near.iter().any(|(m, _)| m == mv)).collect();
         Ok((kept, search.last.depth))
     }
 
