@@ -3,7 +3,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use stratego_baselines::ntuple::*;
 use stratego_engine::Ruleset;
-use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::setup_policy::SetupPolicy;
 
@@ -65,14 +65,7 @@ fn main() {
                     press: Default::default(),
                 });
                 let greedy = stratego_baselines::factory_of(&format!("greedy:setup={setup}")).unwrap();
-                let mc = MatchConfig {
-                    rules: Ruleset::classic(),
-                    games: 200,
-                    seed: 77,
-                    setups: SetupMode::Swap,
-                    sprt: None,
-                    self_restriction: SelfRestriction::Both,
-                };
+                let mc = MatchConfig::new(Ruleset::classic(), 200, 77);
                 let r = play_match(&ours, greedy.as_ref(), &mc, &|_| {}).unwrap();
                 let s = MatchSummary::of(&r);
                 line += &format!(

@@ -111,6 +111,12 @@ impl SelfRestriction {
 }
 
 impl MatchConfig {
+    /// A match with the arena's defaults: setups swapped within each pair,
+    /// no sequential test, and every player keeping its own progress rules.
+    pub fn new(rules: Ruleset, games: u32, seed: u64) -> MatchConfig {
+        MatchConfig { rules, games, seed, setups: SetupMode::Swap, sprt: None, self_restriction: SelfRestriction::Both }
+    }
+
     /// The progress rules player A (`is_a`) or B keeps to in this match:
     /// its own where they are stricter than the match's and this config
     /// restricts that player, else none.

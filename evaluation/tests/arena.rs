@@ -5,21 +5,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use stratego_baselines::factory_of as factory;
 use stratego_engine::{GameRecord, Ruleset};
-use stratego_evaluation::arena::{
-    play_match, play_pairs, ArenaError, MatchConfig, MatchResult, SelfRestriction, SetupMode,
-};
+use stratego_evaluation::arena::{play_match, play_pairs, ArenaError, MatchConfig, MatchResult, SetupMode};
 use stratego_evaluation::report::{create_output_dir, write_match, MatchSummary, OutputError};
 use stratego_evaluation::stats::{Sprt, SprtDecision};
 
 fn config(games: u32, seed: u64) -> MatchConfig {
-    MatchConfig {
-        rules: Ruleset::barrage(),
-        games,
-        seed,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    }
+    MatchConfig::new(Ruleset::barrage(), games, seed)
 }
 
 fn play(a: &str, b: &str, config: &MatchConfig, threads: usize) -> MatchResult {

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use stratego_baselines::factory_of as factory;
 use stratego_baselines::ntuple::{layout, Layout, NTupleNet};
 use stratego_engine::Ruleset;
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig};
 use stratego_players::AgentRng;
 use stratego_players::{PlayerSpec, SpecError};
 
@@ -73,14 +73,7 @@ fn ntuple_players_play_legal_games_and_refuse_other_rules() {
     let a = factory(&format!("ntuple:{}", path.display())).unwrap();
     let b = factory(&format!("expectimax:depth=2,nodes=300,leaf=ntuple:{}", path.display())).unwrap();
     assert_eq!(b.name(), format!("expectimax:depth=2,nodes=300,leaf=ntuple:{}", path.display()));
-    let config = MatchConfig {
-        rules,
-        games: 4,
-        seed: 3,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    };
+    let config = MatchConfig::new(rules, 4, 3);
     let result = play_match(a.as_ref(), b.as_ref(), &config, &|_| {}).unwrap();
     assert_eq!(result.games.len(), 4);
     for game in &result.games {

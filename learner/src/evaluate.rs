@@ -5,7 +5,7 @@
 //! not measured on random ones), each score with its 95 % interval from the
 //! pairs.
 
-use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
 use stratego_model::{CheckpointMeta, StrategoNet};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
@@ -50,14 +50,7 @@ pub fn evaluate(
     for opponent in &config.opponents {
         let baseline =
             stratego_roster::players().factory(opponent).map_err(|e| TrainError::config("eval.opponents", e))?;
-        let match_config = MatchConfig {
-            rules: meta.rules,
-            games: config.games,
-            seed,
-            setups: SetupMode::Swap,
-            sprt: None,
-            self_restriction: SelfRestriction::Both,
-        };
+        let match_config = MatchConfig::new(meta.rules, config.games, seed);
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
         let summary = MatchSummary::of(&result);

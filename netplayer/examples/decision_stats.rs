@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use stratego_baselines::expectimax::ExpectimaxPlayer;
 use stratego_engine::{Color, Move, Outcome, PieceSet, Ruleset, Setup};
-use stratego_evaluation::arena::{play_game, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_game, MatchConfig};
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions, GuidedPlayer};
 use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, RolloutPlayer};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry};
@@ -165,14 +165,7 @@ fn run() -> Result<(), String> {
     let games: u32 = args[2].parse().map_err(|_| "GAMES: expected a whole number")?;
     let seed: u64 = args[3].parse().map_err(|_| "SEED: expected a whole number")?;
     let rules: Ruleset = args.get(4).map_or("referee", |s| s.as_str()).parse().map_err(|e| format!("{e}"))?;
-    let config = MatchConfig {
-        rules,
-        games,
-        seed,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    };
+    let config = MatchConfig::new(rules, games, seed);
     let restrict = [
         config.restriction_of(makers[0].factory.as_ref(), true),
         config.restriction_of(makers[1].factory.as_ref(), false),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rand::SeedableRng;
 use stratego_engine::{observe, Layout, Ruleset, Setup, State, NUM_ACTIONS};
-use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, ArenaError, MatchConfig};
 use stratego_model::{device, infer};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::view::{InfoView, PublicPly};
@@ -152,14 +152,7 @@ fn missing_bad_and_foreign_checkpoints_are_clear_errors() {
 
     // A checkpoint trained for other rules refuses the match before any game.
     let net = build(&text).unwrap();
-    let config = MatchConfig {
-        rules: short_barrage(),
-        games: 2,
-        seed: 1,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    };
+    let config = MatchConfig::new(short_barrage(), 2, 1);
     let err = play_match(net.as_ref(), factory("random").unwrap().as_ref(), &config, &|_| {}).unwrap_err();
     assert!(matches!(err, ArenaError::Rules { .. }), "{err}");
     let err = err.to_string();

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, NTuplePlayer, Trainer};
 use stratego_engine::{Color, Ruleset};
-use stratego_evaluation::arena::{play_match, MatchConfig, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
 use stratego_players::PlayerFactory;
 use stratego_runlog::{
@@ -327,14 +327,7 @@ impl NTupleRun {
             setup: e.setup.parse().map_err(|err| TrainError::config("evaluation.setup", err))?,
             press: Default::default(),
         });
-        let config = MatchConfig {
-            rules: *net.rules(),
-            games: e.games,
-            seed: e.seed,
-            setups: SetupMode::Swap,
-            sprt: None,
-            self_restriction: SelfRestriction::Both,
-        };
+        let config = MatchConfig::new(*net.rules(), e.games, e.seed);
         let result = play_match(&ours, self.opponent.as_ref(), &config, &|_| {})
             .map_err(|err| TrainError::Data(format!("evaluation against {}: {err}", e.opponent)))?;
         Ok(MatchSummary::of(&result))

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use stratego_engine::{Board, Color, Layout, Move, Piece, PieceSet, PieceType, Position, Ruleset, Square, State};
-use stratego_evaluation::arena::{play_match, MatchConfig, MatchResult, SelfRestriction, SetupMode};
+use stratego_evaluation::arena::{play_match, MatchConfig, MatchResult};
 use stratego_model::{device, save, CheckpointMeta, ModelConfig, StrategoNet};
 use stratego_players::view::{public_history, InfoView};
 use stratego_players::{AgentRng, PlayerFactory, Registry, SpecError};
@@ -59,14 +59,7 @@ pub fn build(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
 
 /// `games` games (swapped pairs) of `a` against `b`.
 pub fn match_of(a: &dyn PlayerFactory, b: &dyn PlayerFactory, rules: Ruleset, games: u32, seed: u64) -> MatchResult {
-    let config = MatchConfig {
-        rules,
-        games,
-        seed,
-        setups: SetupMode::Swap,
-        sprt: None,
-        self_restriction: SelfRestriction::Both,
-    };
+    let config = MatchConfig::new(rules, games, seed);
     play_match(a, b, &config, &|_| {}).unwrap()
 }
 
