@@ -206,7 +206,7 @@ impl GuidedPlayer {
 /// Expectimax's values of the root moves `ordered` (entering the first
 /// iteration in that order) in a root determinised from `view`, as
 /// `root_values` gives them (the searched order, best first); an error if
-/// one is not a number.
+/// a move has none or one is not a number.
 pub(crate) fn searched_values(
     search: &mut ExpectimaxPlayer,
     view: &InfoView<'_>,
@@ -215,7 +215,7 @@ pub(crate) fn searched_values(
 ) -> Result<Vec<(Move, f64)>, String> {
     let values = search.root_values(&determinize(view, rng), ordered);
     if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
-        return Err("the search gave a value that is not a number".into());
+        return Err("the search did not give every root move a value that is a number".into());
     }
     Ok(values)
 }
