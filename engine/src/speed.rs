@@ -55,10 +55,8 @@ pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> 
     .collect();
     for round in 0..rounds.max(1) {
         for speed in &mut speeds {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let start = Instant::now();
-            let stats = random_playouts(speed.rules, plies_per_round, &mut rng);
-            speed.rounds.push(stats.plies as f64 / start.elapsed().as_secs_f64());
+            let (rate, stats) = timed_playouts(speed.rules, plies_per_round, seed);
+            speed.rounds.push(rate);
             if round == 0 {
                 speed.stats = stats;
             }
@@ -71,6 +69,24 @@ pub fn measure_playout_speed(plies_per_round: u64, rounds: usize, seed: u64) -> 
         speed.plies_per_second = sorted[sorted.len() - 1];
     }
     speeds
+}
+
+/// One round of seeded random playouts of at least `plies` plies: plies
+/// per second on this thread, and the games' statistics.
+fn timed_playouts(rules: Ruleset, plies: u64, seed: u64) -> (f64, PlayoutStats) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let start = Instant::now();
+    let stats = random_playouts(rules, plies, &mut rng);
+    (stats.plies as f64 / start.elapsed().as_secs_f64().max(1e-9), stats)
+}
+
+/// The machine's speed as one figure: random playout plies per second on
+/// this thread under the classic rules, the best of `rounds` rounds of
+/// `plies` plies (a busy spell slows the best round least). Logged beside
+/// timed results, whose players are as strong as the machine lets them
+/// search.
+pub fn machine_speed(plies: u64, rounds: usize) -> f64 {
+    (0..rounds.max(1)).map(|_| timed_playouts(Ruleset::classic(), plies, 1).0).fold(0.0, f64::max)
 }
 
 /// What a rule costs, from rounds measured alternately with and without

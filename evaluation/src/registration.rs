@@ -125,21 +125,11 @@ pub struct LoggedResult {
     pub playout_plies_per_second_after: Option<f64>,
 }
 
-/// The machine's speed as one figure: random playout plies per second on
-/// one core under the classic rules (the engine's own hot path), the best
-/// of three rounds of about a tenth of a second, so that a busy spell slows
-/// it less than it would one round.
-pub fn machine_speed() -> f64 {
-    use rand::SeedableRng;
-    const PLIES: u64 = 200_000;
-    (0..3)
-        .map(|_| {
-            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
-            let start = std::time::Instant::now();
-            let stats = stratego_engine::playout::random_playouts(Ruleset::classic(), PLIES, &mut rng);
-            stats.plies as f64 / start.elapsed().as_secs_f64().max(1e-9)
-        })
-        .fold(0.0, f64::max)
+/// The machine's speed beside a result: random playout plies per second
+/// on one core, the best of three rounds of about a tenth of a second
+/// (`stratego_engine::speed::machine_speed`).
+fn machine_speed() -> f64 {
+    stratego_engine::speed::machine_speed(200_000, 3)
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -16,12 +16,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
-use stratego_baselines::expectimax::ExpectimaxPlayer;
+use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{Color, Move, Outcome, PieceSet, Ruleset, Setup};
 use stratego_evaluation::arena::{play_game, MatchConfig};
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions, GuidedPlayer};
 use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, RolloutPlayer};
-use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry};
+use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy};
 
 // The `stratego` command's allocator, so that the times are the arena's.
 #[global_allocator]
@@ -103,46 +103,57 @@ impl Player for Recording {
     }
 }
 
-/// Makes fresh recording players of one spec.
+/// Makes fresh recording players of one spec: the kinds with statistics
+/// from their concrete factories (which are also the match's factory, so a
+/// checkpoint is loaded once), the others from the registry.
 struct Maker {
-    spec: PlayerSpec,
     factory: Arc<dyn PlayerFactory>,
-    rollout: Option<RolloutFactory>,
-    guided: Option<GuidedFactory>,
+    kind: MakerKind,
+}
+
+enum MakerKind {
+    Rollout(RolloutFactory),
+    Guided(GuidedFactory),
+    Expectimax(ExpectimaxConfig, SetupPolicy),
+    Other,
 }
 
 impl Maker {
     fn new(text: &str, registry: &Registry, device: &burn::tensor::Device) -> Result<Maker, String> {
         let spec: PlayerSpec = text.parse().map_err(|e| format!("{e}"))?;
-        let factory = registry.factory(text).map_err(|e| e.to_string())?;
         let path = || spec.path.clone().map(std::path::PathBuf::from).ok_or("a network kind needs a path");
-        let (mut rollout, mut guided) = (None, None);
-        match spec.name.as_str() {
+        let error = |e: &dyn std::fmt::Display| e.to_string();
+        let kind = match spec.name.as_str() {
             "netrollout" => {
-                let options = RolloutOptions::parse(&spec).map_err(|e| e.to_string())?;
-                rollout = Some(RolloutFactory::load(&path()?, options, device).map_err(|e| e.to_string())?);
+                let options = RolloutOptions::parse(&spec).map_err(|e| error(&e))?;
+                MakerKind::Rollout(RolloutFactory::load(&path()?, options, device).map_err(|e| error(&e))?)
             }
             "netexpectimax" => {
-                let options = GuidedOptions::parse(&spec).map_err(|e| e.to_string())?;
-                guided = Some(GuidedFactory::load(&path()?, options, device).map_err(|e| e.to_string())?);
+                let options = GuidedOptions::parse(&spec).map_err(|e| error(&e))?;
+                MakerKind::Guided(GuidedFactory::load(&path()?, options, device).map_err(|e| error(&e))?)
             }
-            _ => {}
-        }
-        Ok(Maker { spec, factory, rollout, guided })
+            "expectimax" => MakerKind::Expectimax(
+                stratego_baselines::entries::expectimax_config(&spec).map_err(|e| error(&e))?,
+                spec.setup().map_err(|e| error(&e))?,
+            ),
+            _ => MakerKind::Other,
+        };
+        let factory: Arc<dyn PlayerFactory> = match &kind {
+            MakerKind::Rollout(f) => Arc::new(f.clone()),
+            MakerKind::Guided(f) => Arc::new(f.clone()),
+            MakerKind::Expectimax(..) | MakerKind::Other => registry.factory(text).map_err(|e| error(&e))?,
+        };
+        Ok(Maker { factory, kind })
     }
 
-    fn make(&self) -> Result<Recording, String> {
-        let kind = if let Some(f) = &self.rollout {
-            Kind::Rollout(f.player())
-        } else if let Some(f) = &self.guided {
-            Kind::Guided(f.player())
-        } else if self.spec.name == "expectimax" {
-            let config = stratego_baselines::entries::expectimax_config(&self.spec).map_err(|e| e.to_string())?;
-            Kind::Expectimax(ExpectimaxPlayer::new(config, self.spec.setup().map_err(|e| e.to_string())?))
-        } else {
-            Kind::Other(self.factory.make())
+    fn make(&self) -> Recording {
+        let kind = match &self.kind {
+            MakerKind::Rollout(f) => Kind::Rollout(f.player()),
+            MakerKind::Guided(f) => Kind::Guided(f.player()),
+            MakerKind::Expectimax(config, setup) => Kind::Expectimax(ExpectimaxPlayer::new(*config, *setup)),
+            MakerKind::Other => Kind::Other(self.factory.make()),
         };
-        Ok(Recording { kind, log: Vec::new() })
+        Recording { kind, log: Vec::new() }
     }
 }
 
@@ -175,7 +186,7 @@ fn run() -> Result<(), String> {
     let mut logs: [Vec<Decision>; 2] = [Vec::new(), Vec::new()];
     for game in 0..games {
         let mut rng = AgentRng::seed_from_u64(seed.wrapping_mul(1_000_003).wrapping_add(game as u64));
-        let (mut a, mut b) = (makers[0].make()?, makers[1].make()?);
+        let (mut a, mut b) = (makers[0].make(), makers[1].make());
         let setup_a = a.choose_setup(rules.piece_set, &mut rng);
         let setup_b = b.choose_setup(rules.piece_set, &mut rng);
         let (mut ra, mut rb) = (AgentRng::seed_from_u64(rng.random()), AgentRng::seed_from_u64(rng.random()));
