@@ -37,6 +37,9 @@ struct Decision {
     /// whether the favourite was (netrollout).
     worlds: Option<usize>,
     overruled: bool,
+    /// The moves within the margin of the search's best (netexpectimax):
+    /// the policy's to choose from.
+    near_best: Option<usize>,
     vetoed: usize,
     favourite_vetoed: bool,
 }
@@ -93,6 +96,7 @@ impl Player for Recording {
                 Kind::Guided(p) => {
                     d.depth = Some(p.last.depth);
                     d.overruled = p.last.overruled;
+                    d.near_best = Some(p.last.near_best);
                 }
                 Kind::Expectimax(p) => d.depth = Some(p.last.depth),
                 Kind::Other(_) => {}
@@ -241,6 +245,16 @@ fn summarise(log: &[Decision]) {
     // netrollout: the rollouts played another than the policy's favourite;
     // netexpectimax: the policy chose another than the search's best.
     println!("  overruled: {overruled} ({:.1} %)", 100.0 * overruled as f64 / n);
+    let near: Vec<usize> = log.iter().filter_map(|d| d.near_best).collect();
+    if !near.is_empty() {
+        let several: Vec<usize> = near.iter().copied().filter(|&k| k > 1).collect();
+        let mean = several.iter().sum::<usize>() as f64 / several.len().max(1) as f64;
+        println!(
+            "  several moves within the margin: {} decisions ({:.1} %), {mean:.1} moves on average there",
+            several.len(),
+            100.0 * several.len() as f64 / n
+        );
+    }
     let rolled: Vec<usize> = log.iter().filter_map(|d| d.worlds).collect();
     if !rolled.is_empty() {
         let worlds = rolled.iter().sum::<usize>() as f64 / rolled.len() as f64;
