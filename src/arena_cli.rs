@@ -353,6 +353,12 @@ pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), Cl
     write!(out, "{}", outcome.summary.to_text()).map_err(output)?;
     writeln!(out, "decision: {}", outcome.logged.decision).map_err(output)?;
     let logged = &outcome.logged;
+    // What the specs meant in this run, every option named.
+    for (side, resolved) in [("A", &logged.a_resolved), ("B", &logged.b_resolved)] {
+        if let Some(resolved) = resolved {
+            writeln!(out, "{side} resolves to {resolved}").map_err(output)?;
+        }
+    }
     if let (Some(before), Some(after)) = (logged.playout_plies_per_second_before, logged.playout_plies_per_second_after)
     {
         writeln!(out, "machine speed (random playout plies/s on one core): {before:.0} before, {after:.0} after")

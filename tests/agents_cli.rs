@@ -190,6 +190,7 @@ fn register_run_appends_to_the_file() {
     std::fs::write(&file, registration).unwrap();
     let text = succeeded(&register_run(&file, &dir.join("out"), &[]));
     assert!(text.contains("decision: ") && text.contains("machine speed (random playout plies/s"), "{text}");
+    assert!(text.contains("A resolves to greedy:setup=random\nB resolves to random:setup=random\n"), "{text}");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with(registration) && text.contains("[[results]]\nrun = 1\n"), "{text}");
     // The machine's speed beside the result, before and after the match:
@@ -200,6 +201,26 @@ fn register_run_appends_to_the_file() {
         let speed = result[key].as_float().unwrap_or_else(|| panic!("{key} in {text}"));
         assert!(speed > 1_000.0, "{key} = {speed}");
     }
+    // What the specs meant, every option named; printed and logged.
+    assert_eq!(result["a_resolved"].as_str(), Some("greedy:setup=random"), "{text}");
+    assert_eq!(result["b_resolved"].as_str(), Some("random:setup=random"), "{text}");
+    // A spec that now resolves to another player than a logged result
+    // played (as after a changed default) is refused before any game, and
+    // the file keeps every byte.
+    let changed = text.replace("b_resolved = \"random:setup=random\"", "b_resolved = \"random:setup=handcrafted\"");
+    std::fs::write(&file, &changed).unwrap();
+    let refused = register_run(&file, &dir.join("out"), &[]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.starts_with("error: ")
+            && stderr.contains("`random` names another player than result 1 played")
+            && stderr.contains("then `random:setup=handcrafted`, now `random:setup=random`")
+            && stderr.trim_end().lines().count() == 1,
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), changed);
+    assert!(!dir.join("out/reg/run-2").exists());
     assert_refused(&["register", "run", dir.join("none.toml").to_str().unwrap()], "cannot read");
     std::fs::remove_dir_all(&dir).unwrap();
 }

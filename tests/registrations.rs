@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use stratego_evaluation::registration::prepare;
+use stratego_players::PlayerSpec;
 
 #[test]
 fn the_repositorys_registrations_are_consistent_with_their_logged_results() {
@@ -24,4 +25,62 @@ fn the_repositorys_registrations_are_consistent_with_their_logged_results() {
         let prepared = prepare(&file, &stratego_roster::players()).unwrap_or_else(|e| panic!("{e}"));
         assert!(!prepared.registration.results.is_empty(), "{} has been run", file.display());
     }
+}
+
+/// The option keys of a registry entry's option list (`depth=N (1-20),
+/// nodes=N, ...`): the words before each `=`.
+fn option_keys(options: &str) -> Vec<&str> {
+    options
+        .split(", ")
+        .filter_map(|item| item.split_once('=').map(|(key, _)| key.trim()))
+        .filter(|key| !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase()))
+        .collect()
+}
+
+/// What a registration logs of its players (`resolved_name`) must say which
+/// player was played whatever the defaults become: for every registered
+/// kind, the default player's resolved name names every option that has a
+/// value (a clock or a veto has none unless given), and a resolved name
+/// makes the same player again (the same canonical and resolved names).
+#[test]
+fn every_player_kind_resolves_to_a_name_of_all_its_options() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let net = root.join("registrations/cpu-continue.safetensors").display().to_string();
+    let tables = root.join("registrations/ntuple-td.safetensors").display().to_string();
+    let registry = stratego_roster::players();
+    let mut kinds = Vec::new();
+    for entry in registry.entries() {
+        let base = match (entry.path.is_some(), entry.name) {
+            (false, name) => name.to_string(),
+            (true, "ntuple") => format!("ntuple:{tables}"),
+            (true, name) => format!("{name}:{net}"),
+        };
+        let with_options = match entry.name {
+            "expectimax" => vec![format!("{base}:time=20,guard=off"), format!("{base}:depth=2,leaf=ntuple:{tables}")],
+            "netexpectimax" => vec![format!("{base},margin=0.01,time=20,scale=0")],
+            "netrollout" => vec![format!("{base},veto=0.3,time=50,width=2")],
+            "netsearch" => vec![format!("{base},time=30,prior=counting")],
+            "net" => vec![format!("{base},temperature=0.5,setup=handcrafted-v2")],
+            _ => vec![format!("{base}{}setup=handcrafted", if entry.path.is_some() { "," } else { ":" })],
+        };
+        let factory = registry.factory(&base).unwrap_or_else(|e| panic!("{base}: {e}"));
+        let resolved: PlayerSpec = factory.resolved_name().parse().unwrap();
+        for key in option_keys(entry.options).into_iter().filter(|key| !["time", "veto"].contains(key)) {
+            assert!(
+                resolved.option(key).is_some(),
+                "{}: the default player's resolved name {resolved} has no {key}",
+                entry.name
+            );
+        }
+        for spec in std::iter::once(base).chain(with_options) {
+            let factory = registry.factory(&spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            let resolved = factory.resolved_name();
+            let again = registry.factory(&resolved).unwrap_or_else(|e| panic!("{resolved}: {e}"));
+            assert_eq!(again.name(), factory.name(), "{spec} resolves to {resolved}, another player");
+            assert_eq!(again.resolved_name(), resolved, "{spec}");
+        }
+        kinds.push(entry.name);
+    }
+    kinds.sort();
+    assert_eq!(kinds, ["expectimax", "greedy", "net", "netexpectimax", "netrollout", "netsearch", "ntuple", "random"]);
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use stratego_players::{Entry, FnFactory, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
+use stratego_players::{Entry, FnFactory, Naming, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
 use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
 use crate::greedy::GreedyPlayer;
@@ -21,66 +21,58 @@ const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcr
 const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
      scale=N (material points; 0 = linear), guard=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2";
 
-/// Adds `setup=` when it is not the default.
-fn with_setup(spec: PlayerSpec, setup: SetupPolicy) -> PlayerSpec {
-    if setup == SetupPolicy::default() {
-        spec
-    } else {
-        spec.with("setup", setup)
-    }
+/// Adds `setup=` when it is not the default, or always when resolved.
+fn with_setup(spec: PlayerSpec, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    spec.with_default(naming, "setup", setup, SetupPolicy::default())
 }
 
-pub fn random_spec(setup: SetupPolicy) -> PlayerSpec {
-    with_setup(PlayerSpec::named("random"), setup)
+pub fn random_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    with_setup(PlayerSpec::named("random"), setup, naming)
 }
 
-pub fn greedy_spec(setup: SetupPolicy) -> PlayerSpec {
-    with_setup(PlayerSpec::named("greedy"), setup)
+pub fn greedy_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    with_setup(PlayerSpec::named("greedy"), setup, naming)
 }
 
-/// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,setup=S]`:
-/// the depth always (it is what a reader looks for), the rest when not the
-/// default; `expectimax:time=MS` when the clock alone decides the depth.
-pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Leaf) -> PlayerSpec {
+/// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,press=P]
+/// [,scale=N][,guard=..][,informed=..][,setup=S]`: the depth always (it is
+/// what a reader looks for), the rest when not the default (every one when
+/// resolved); `expectimax:time=MS` when the clock alone decides the depth
+/// (resolved too: naming a depth would hand the decision back to it).
+pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Leaf, naming: Naming) -> PlayerSpec {
     let timed = config.time.is_some() && config.clock_decides;
+    let defaults = ExpectimaxConfig::default();
     let mut spec = PlayerSpec::named("expectimax");
     // A timed search whose depth the clock decides is named by its clock.
     if !timed {
-        spec = spec.with("depth", config.depth);
-        if config.nodes != ExpectimaxConfig::DEFAULT_NODES {
-            spec = spec.with("nodes", config.nodes);
-        }
+        spec = spec.with("depth", config.depth).with_default(naming, "nodes", config.nodes, defaults.nodes);
     }
     if let Some(t) = config.time {
         spec = spec.with("time", t.as_millis());
     }
-    if let Leaf::NTuple { path, .. } = leaf {
-        spec = spec.with("leaf", format!("ntuple:{path}"));
-    }
-    if config.press != Press::default() {
-        spec = spec.with("press", config.press.name());
-    }
-    let defaults = ExpectimaxConfig::default();
-    if config.scale != defaults.scale {
-        spec = spec.with("scale", config.scale);
-    }
-    for (key, on, default) in
-        [("guard", config.guard, defaults.guard), ("informed", config.informed, defaults.informed)]
-    {
-        if on != default {
-            spec = spec.with(key, if on { "on" } else { "off" });
-        }
-    }
-    with_setup(spec, setup)
+    let leaf = match leaf {
+        Leaf::NTuple { path, .. } => format!("ntuple:{path}"),
+        Leaf::Handwritten => "handwritten".to_string(),
+    };
+    let switch = |on: bool| if on { "on" } else { "off" };
+    let spec = spec
+        .with_default(naming, "leaf", leaf.as_str(), "handwritten")
+        .with_default(naming, "press", config.press.name(), Press::default().name())
+        .with_default(naming, "scale", config.scale, defaults.scale)
+        .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
+        .with_default(naming, "informed", switch(config.informed), switch(defaults.informed));
+    with_setup(spec, setup, naming)
 }
 
 /// `ntuple:PATH[,press=P][,setup=S]`.
-pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy) -> PlayerSpec {
-    let mut spec = PlayerSpec::named("ntuple").with_path(path);
-    if press != Press::default() {
-        spec = spec.with("press", press.name());
-    }
-    with_setup(spec, setup)
+pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    let spec = PlayerSpec::named("ntuple").with_path(path).with_default(
+        naming,
+        "press",
+        press.name(),
+        Press::default().name(),
+    );
+    with_setup(spec, setup, naming)
 }
 
 /// The `press=` option of a spec.
@@ -168,6 +160,10 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for LeafFactory<F> 
         self.players.name()
     }
 
+    fn resolved_name(&self) -> String {
+        self.players.resolved_name()
+    }
+
     fn make(&self) -> Box<dyn Player> {
         self.players.make()
     }
@@ -181,8 +177,13 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for LeafFactory<F> 
     }
 }
 
-fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec, make: F) -> Arc<dyn PlayerFactory> {
-    Arc::new(LeafFactory { players: FnFactory::new(name.to_string(), make), leaf: Leaf::Handwritten })
+fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(
+    spec: impl Fn(Naming) -> PlayerSpec,
+    make: F,
+) -> Arc<dyn PlayerFactory> {
+    let players =
+        FnFactory::new(spec(Naming::Canonical).to_string(), make).resolved(spec(Naming::Resolved).to_string());
+    Arc::new(LeafFactory { players, leaf: Leaf::Handwritten })
 }
 
 /// The entry of a player whose one option is its setup policy: `spec`
@@ -190,7 +191,7 @@ fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(name: PlayerSpec,
 fn setup_only(
     name: &'static str,
     about: &'static str,
-    spec: fn(SetupPolicy) -> PlayerSpec,
+    spec: fn(SetupPolicy, Naming) -> PlayerSpec,
     make: fn(SetupPolicy) -> Box<dyn Player>,
 ) -> Entry {
     Entry {
@@ -201,7 +202,7 @@ fn setup_only(
         build: Box::new(move |text, _| {
             text.check_keys(SETUP_ONLY)?;
             let setup = text.setup()?;
-            Ok(factory(spec(setup), move || make(setup)))
+            Ok(factory(move |naming| spec(setup, naming), move || make(setup)))
         }),
     }
 }
@@ -225,12 +226,13 @@ pub fn register(registry: &mut Registry) {
         build: Box::new(|spec, _| {
             spec.check_keys(EXPECTIMAX_OPTIONS)?;
             let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
-            let name = expectimax_spec(&config, setup, &leaf).to_string();
+            let name = |naming| expectimax_spec(&config, setup, &leaf, naming).to_string();
+            let (name, resolved) = (name(Naming::Canonical), name(Naming::Resolved));
             let player_leaf = leaf.clone();
             let make = move || {
                 Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(player_leaf.clone())) as Box<dyn Player>
             };
-            Ok(Arc::new(LeafFactory { players: FnFactory::new(name, make), leaf }))
+            Ok(Arc::new(LeafFactory { players: FnFactory::new(name, make).resolved(resolved), leaf }))
         }),
     });
     registry.register(Entry {
@@ -243,7 +245,8 @@ pub fn register(registry: &mut Registry) {
             let path = spec.path.as_deref().expect("the registry checked the path");
             let (setup, press) = (spec.setup()?, press_option(spec)?);
             let net = load_tables(path, spec)?;
-            Ok(Arc::new(NTupleFactory(NTuplePlayer { net, name: ntuple_spec(path, press, setup).to_string(), setup, press })))
+            let name = ntuple_spec(path, press, setup, Naming::Canonical).to_string();
+            Ok(Arc::new(NTupleFactory(NTuplePlayer { net, name, setup, press })))
         }),
     });
 }

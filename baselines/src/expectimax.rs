@@ -476,7 +476,8 @@ impl HiddenBattle {
 
 impl Player for ExpectimaxPlayer {
     fn name(&self) -> String {
-        crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf).to_string()
+        crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf, stratego_players::Naming::Canonical)
+            .to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

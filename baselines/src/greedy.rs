@@ -73,7 +73,7 @@ pub fn score(view: &InfoView<'_>, prior: &CountingPrior, mv: Move) -> f64 {
 
 impl Player for GreedyPlayer {
     fn name(&self) -> String {
-        crate::entries::greedy_spec(self.setup).to_string()
+        crate::entries::greedy_spec(self.setup, stratego_players::Naming::Canonical).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

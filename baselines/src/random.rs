@@ -13,7 +13,7 @@ pub struct RandomPlayer {
 
 impl Player for RandomPlayer {
     fn name(&self) -> String {
-        crate::entries::random_spec(self.setup).to_string()
+        crate::entries::random_spec(self.setup, stratego_players::Naming::Canonical).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

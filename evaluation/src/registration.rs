@@ -93,6 +93,14 @@ pub struct LoggedResult {
     /// The comparison as registered when this result was produced.
     pub a: String,
     pub b: String,
+    /// The players' resolved names (every option named, defaults
+    /// included, `PlayerFactory::resolved_name`): what `a` and `b` meant
+    /// when this result was produced. A later run whose specs resolve to
+    /// other players is refused. Absent from results logged before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a_resolved: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_resolved: Option<String>,
     pub games: u32,
     pub seed: u64,
     pub rules: String,
@@ -140,6 +148,11 @@ pub enum RegistrationError {
     Invalid { path: PathBuf, why: String },
     #[error("{path} was changed after result {run} was logged ({what}); register a new file instead")]
     Edited { path: PathBuf, run: u32, what: String },
+    #[error(
+        "{path}: `{spec}` names another player than result {run} played (a default changed?): then `{then}`, now \
+         `{now}`; register a new file that names the options"
+    )]
+    PlayerChanged { path: PathBuf, run: u32, spec: String, then: String, now: String },
     #[error(transparent)]
     Spec(#[from] SpecError),
     #[error(transparent)]
@@ -229,6 +242,22 @@ pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, Registration
                 run: logged.run,
                 what: format!("{field} is now `{now}`, the result was for `{then}`"),
             });
+        }
+        // The same text may name another player than it did: a default
+        // that changed since (a margin, a search's mechanisms).
+        for (spec, factory, then) in
+            [(&registration.a, &a, &logged.a_resolved), (&registration.b, &b, &logged.b_resolved)]
+        {
+            let now = factory.resolved_name();
+            if let Some(then) = then.as_ref().filter(|then| **then != now) {
+                return Err(RegistrationError::PlayerChanged {
+                    path: path.to_path_buf(),
+                    run: logged.run,
+                    spec: spec.clone(),
+                    then: then.clone(),
+                    now,
+                });
+            }
         }
     }
     Ok(Prepared { path: path.to_path_buf(), registration, a, b, config })
@@ -332,6 +361,8 @@ pub fn run(
         recorded_at: utc_timestamp(now),
         a: reg.a.clone(),
         b: reg.b.clone(),
+        a_resolved: Some(a.resolved_name()),
+        b_resolved: Some(b.resolved_name()),
         games: reg.games,
         seed: reg.seed,
         rules: prepared.config.rules.canonical(),

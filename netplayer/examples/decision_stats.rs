@@ -1,7 +1,8 @@
 //! What the searching players do in real games, decision by decision: for
 //! `netrollout` how often its rollouts overrule the policy and how many
 //! worlds it rolls out, for `netexpectimax` and `expectimax` how deep the
-//! search gets, for every kind how long a decision takes; and the games'
+//! search gets (and for `netexpectimax` how often several moves lie within
+//! its margin, the policy's to choose from), for every kind how long a decision takes; and the games'
 //! results. A diagnostic behind the pilots of EVALUATION.md, not a measure
 //! of strength (the arena's registered comparisons are that).
 //!

@@ -38,9 +38,9 @@ use stratego_baselines::eval::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{Move, PieceSet, Setup};
 use stratego_players::determinize::determinize;
-use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{NetOptions, NetPlayerFactory, NetworkFactory, NetworkPlayerKind};
+use crate::{NetworkFactory, NetworkPlayerKind};
 
 /// The options of a guided expectimax player, after the path in its spec.
 #[derive(Copy, Clone, PartialEq, Debug)]
@@ -83,22 +83,6 @@ impl GuidedOptions {
         )?;
         Ok(GuidedOptions { search: expectimax_config(spec)?, margin, setup: spec.setup()? })
     }
-
-    /// The canonical spec of a player with these options on the checkpoint `path`.
-    pub fn spec(&self, path: &str) -> PlayerSpec {
-        // The search's options as `expectimax` names them, then the margin.
-        let searched = stratego_baselines::entries::expectimax_spec(
-            &self.search,
-            self.setup,
-            &stratego_baselines::expectimax::Leaf::Handwritten,
-        );
-        let mut spec = PlayerSpec::named("netexpectimax").with_path(path);
-        if self.margin != GuidedOptions::DEFAULT_MARGIN {
-            spec = spec.with("margin", self.margin);
-        }
-        spec.options.extend(searched.options);
-        spec
-    }
 }
 
 /// Makes [`GuidedPlayer`]s that share one loaded network.
@@ -108,30 +92,30 @@ impl NetworkPlayerKind for GuidedOptions {
     fn make(factory: &GuidedFactory) -> Box<dyn Player> {
         Box::new(factory.player())
     }
+
+    /// `netexpectimax:PATH`, the margin, then the search's options as
+    /// `expectimax` names them.
+    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+        let searched = stratego_baselines::entries::expectimax_spec(
+            &self.search,
+            self.setup,
+            &stratego_baselines::expectimax::Leaf::Handwritten,
+            naming,
+        );
+        let mut spec = PlayerSpec::named("netexpectimax").with_path(path).with_default(
+            naming,
+            "margin",
+            self.margin,
+            GuidedOptions::DEFAULT_MARGIN,
+        );
+        // The search is always the hand-written leaf's: `leaf` is not an
+        // option of this kind.
+        spec.options.extend(searched.options.into_iter().filter(|(key, _)| key != "leaf"));
+        spec
+    }
 }
 
 impl GuidedFactory {
-    /// Loads a checkpoint onto `device` as `net:` does.
-    pub fn load(
-        path: &std::path::Path,
-        options: GuidedOptions,
-        device: &burn::tensor::Device,
-    ) -> Result<GuidedFactory, stratego_model::ModelError> {
-        let net = NetPlayerFactory::load(path, NetOptions { setup: options.setup, ..NetOptions::default() }, device)?;
-        Ok(GuidedFactory::from_net(&net, options).named(options.spec(&path.display().to_string()).to_string()))
-    }
-
-    /// Guided players of the network of a `net:` factory (which may hold a
-    /// network in memory), named `netexpectimax:in-memory` until
-    /// [`named`](Self::named).
-    pub fn from_net(net: &NetPlayerFactory, options: GuidedOptions) -> GuidedFactory {
-        NetworkFactory {
-            name: options.spec("in-memory").to_string(),
-            network: std::sync::Arc::clone(&net.network),
-            options,
-        }
-    }
-
     /// A fresh player (the concrete type, for its statistics).
     pub fn player(&self) -> GuidedPlayer {
         GuidedPlayer {

@@ -45,7 +45,7 @@ use stratego_engine::{observe, Layout, Move, PieceSet, Ruleset, Setup, NUM_ACTIO
 use stratego_model::{checkpoint, choose_action, infer, ModelError, StrategoNet};
 use stratego_players::reconstruct::public_replay;
 use stratego_players::{
-    AgentRng, Entry, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError,
+    AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError,
 };
 
 /// The options of a network player, after the path in its spec.
@@ -87,17 +87,14 @@ impl NetOptions {
         Ok(parsed)
     }
 
-    /// The options that differ from the defaults, in a fixed order (for
-    /// canonical names).
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        let mut pairs = Vec::new();
-        if self.temperature != 0.0 {
-            pairs.push(("temperature".to_string(), self.temperature.to_string()));
-        }
-        if self.setup != SetupPolicy::Random {
-            pairs.push(("setup".to_string(), self.setup.to_string()));
-        }
-        pairs
+    /// The options in a fixed order: those that differ from the defaults
+    /// (canonical), or all (resolved).
+    pub fn to_pairs(&self, naming: Naming) -> Vec<(String, String)> {
+        let d = NetOptions::default();
+        PlayerSpec::named("net")
+            .with_default(naming, "temperature", self.temperature, d.temperature)
+            .with_default(naming, "setup", self.setup, d.setup)
+            .options
     }
 }
 
@@ -108,6 +105,9 @@ struct Network {
     device: Device,
     layout: Layout,
     rules: Ruleset,
+    /// The checkpoint it was loaded from, as the spec names it, or
+    /// `in-memory`: the path of every kind's spec.
+    path: String,
 }
 
 impl Network {
@@ -157,9 +157,13 @@ pub struct NetworkFactory<O> {
 /// Makes [`NetPlayer`]s.
 pub type NetPlayerFactory = NetworkFactory<NetOptions>;
 
-/// The options of a kind of network player, which know how to make one.
+/// The options of a kind of network player, which know how to make one
+/// and how to name it.
 pub trait NetworkPlayerKind: Copy + Send + Sync + 'static {
     fn make(factory: &NetworkFactory<Self>) -> Box<dyn Player>;
+
+    /// The spec of a player with these options on the checkpoint `path`.
+    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec;
 }
 
 impl<O> NetworkFactory<O> {
@@ -184,6 +188,10 @@ impl<O: NetworkPlayerKind> PlayerFactory for NetworkFactory<O> {
         self.name.clone()
     }
 
+    fn resolved_name(&self) -> String {
+        self.options.spec(&self.network.path, Naming::Resolved).to_string()
+    }
+
     fn make(&self) -> Box<dyn Player> {
         O::make(self)
     }
@@ -201,43 +209,58 @@ impl NetworkPlayerKind for NetOptions {
     fn make(factory: &NetPlayerFactory) -> Box<dyn Player> {
         Box::new(factory.player())
     }
+
+    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+        net_spec(path, self, naming)
+    }
 }
 
-impl NetPlayerFactory {
+/// Loading a checkpoint, and deriving players of another kind from a loaded
+/// network: written once for every kind. A factory is named by its kind's
+/// canonical spec on the network's path (`in-memory` for a network that
+/// came from memory) until [`named`](NetworkFactory::named).
+impl<O: NetworkPlayerKind> NetworkFactory<O> {
     /// Loads a checkpoint onto `device` (its autodiff wrapper, if any, is
-    /// dropped: players only infer). The name is `net:PATH` with the
-    /// options that are not defaults.
-    pub fn load(path: &Path, options: NetOptions, device: &Device) -> Result<NetPlayerFactory, ModelError> {
+    /// dropped: players only infer).
+    pub fn load(path: &Path, options: O, device: &Device) -> Result<NetworkFactory<O>, ModelError> {
         let device = device.clone().without_autodiff();
         let (net, meta) = checkpoint::load(path, None, None, &device)?;
-        let name = net_spec(&path.display().to_string(), &options).to_string();
-        Ok(NetPlayerFactory::new(name, net, device, meta.layout, meta.rules, options))
+        Ok(NetworkFactory::new(path.display().to_string(), net, device, meta.layout, meta.rules, options))
     }
 
-    /// Players of a network in memory (the training loop's current one),
-    /// named `net:in-memory` until [`named`](Self::named). The network is
-    /// put in validation mode (no autodiff, no dropout) on its own device;
-    /// `layout` and `rules` must be the ones it was built and trained for.
-    pub fn from_network(net: StrategoNet, layout: Layout, rules: Ruleset, options: NetOptions) -> NetPlayerFactory {
+    /// Players of a network in memory (the training loop's current one).
+    /// The network is put in validation mode (no autodiff, no dropout) on
+    /// its own device; `layout` and `rules` must be the ones it was built
+    /// and trained for.
+    pub fn from_network(net: StrategoNet, layout: Layout, rules: Ruleset, options: O) -> NetworkFactory<O> {
         let device = net.devices().into_iter().next().expect("a network has parameters").without_autodiff();
-        let name = net_spec("in-memory", &options).to_string();
-        NetPlayerFactory::new(name, net, device, layout, rules, options)
+        NetworkFactory::new("in-memory".into(), net, device, layout, rules, options)
+    }
+
+    /// Players of this kind on the network of another factory (shared, not
+    /// copied).
+    pub fn from_net<P>(net: &NetworkFactory<P>, options: O) -> NetworkFactory<O> {
+        let name = options.spec(&net.network.path, Naming::Canonical).to_string();
+        NetworkFactory { name, network: Arc::clone(&net.network), options }
     }
 
     fn new(
-        name: String,
+        path: String,
         net: StrategoNet,
         device: Device,
         layout: Layout,
         rules: Ruleset,
-        options: NetOptions,
-    ) -> NetPlayerFactory {
+        options: O,
+    ) -> NetworkFactory<O> {
+        let name = options.spec(&path, Naming::Canonical).to_string();
         // Validation mode: inference must not depend on dropout draws, so
         // that a seed fixes a game.
-        let network = Arc::new(Network { net: net.valid(), device, layout, rules });
-        NetPlayerFactory { name, network, options }
+        let network = Arc::new(Network { net: net.valid(), device, layout, rules, path });
+        NetworkFactory { name, network, options }
     }
+}
 
+impl NetPlayerFactory {
     /// A fresh player (the concrete type, for callers that want
     /// [`NetPlayer::try_choose_move`]).
     pub fn player(&self) -> NetPlayer {
@@ -306,11 +329,11 @@ impl Player for NetPlayer {
     }
 }
 
-/// The canonical spec of a network player: `net:PATH` with the options that
-/// are not defaults.
-pub fn net_spec(path: &str, options: &NetOptions) -> PlayerSpec {
+/// The spec of a network player: `net:PATH` with the options that are not
+/// defaults (canonical), or with all of them (resolved).
+pub fn net_spec(path: &str, options: &NetOptions, naming: Naming) -> PlayerSpec {
     let mut spec = PlayerSpec::named("net").with_path(path);
-    spec.options = options.to_pairs();
+    spec.options = options.to_pairs(naming);
     spec
 }
 

@@ -64,7 +64,6 @@
 //! With a veto, its search comes first and has [`VETO_SHARE`] of the clock;
 //! the rollouts have what it left of the 80 %.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -72,11 +71,11 @@ use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
-use stratego_model::{choose_action, infer, Inference, ModelError};
+use stratego_model::{choose_action, infer, Inference};
 use stratego_players::reconstruct::public_replay;
-use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{NetOptions, NetPlayerFactory, Network, NetworkFactory, NetworkPlayerKind};
+use crate::{Network, NetworkFactory, NetworkPlayerKind};
 
 /// The most positions one inference call reads.
 pub const CHUNK: usize = 64;
@@ -194,27 +193,6 @@ impl RolloutOptions {
             setup: spec.setup()?,
         })
     }
-
-    /// The canonical spec of a player with these options on the checkpoint
-    /// `path`: the options that differ from the defaults, in a fixed order.
-    pub fn spec(&self, path: &str) -> PlayerSpec {
-        let d = RolloutOptions::default();
-        let options: [(&str, bool, String); 9] = [
-            ("width", self.width != d.width, self.width.to_string()),
-            ("worlds", self.worlds != d.worlds, self.worlds.to_string()),
-            ("horizon", self.horizon != d.horizon, self.horizon.to_string()),
-            ("margin", self.margin != d.margin, self.margin.to_string()),
-            ("sure", self.sure != d.sure, self.sure.to_string()),
-            ("reply", self.reply != d.reply, self.reply.to_string()),
-            ("veto", self.veto.is_some(), self.veto.map_or(String::new(), |m| m.to_string())),
-            ("time", self.time.is_some(), self.time.map_or(String::new(), |t| t.as_millis().to_string())),
-            ("setup", self.setup != d.setup, self.setup.to_string()),
-        ];
-        options
-            .into_iter()
-            .filter(|(_, differs, _)| *differs)
-            .fold(PlayerSpec::named("netrollout").with_path(path), |spec, (key, _, value)| spec.with(key, value))
-    }
 }
 
 /// Makes [`RolloutPlayer`]s that share one loaded network.
@@ -224,26 +202,33 @@ impl NetworkPlayerKind for RolloutOptions {
     fn make(factory: &RolloutFactory) -> Box<dyn Player> {
         Box::new(factory.player())
     }
+
+    /// `netrollout:PATH` with its options in a fixed order: those that
+    /// differ from the defaults (canonical), or all (resolved; a veto and a
+    /// clock only when there is one).
+    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+        let d = RolloutOptions::default();
+        let spec = PlayerSpec::named("netrollout")
+            .with_path(path)
+            .with_default(naming, "width", self.width, d.width)
+            .with_default(naming, "worlds", self.worlds, d.worlds)
+            .with_default(naming, "horizon", self.horizon, d.horizon)
+            .with_default(naming, "margin", self.margin, d.margin)
+            .with_default(naming, "sure", self.sure, d.sure)
+            .with_default(naming, "reply", self.reply, d.reply);
+        let spec = match self.veto {
+            Some(m) => spec.with("veto", m),
+            None => spec,
+        };
+        let spec = match self.time {
+            Some(t) => spec.with("time", t.as_millis()),
+            None => spec,
+        };
+        spec.with_default(naming, "setup", self.setup, d.setup)
+    }
 }
 
 impl RolloutFactory {
-    /// Loads a checkpoint onto `device` as `net:` does.
-    pub fn load(
-        path: &Path,
-        options: RolloutOptions,
-        device: &burn::tensor::Device,
-    ) -> Result<RolloutFactory, ModelError> {
-        let net = NetPlayerFactory::load(path, NetOptions { setup: options.setup, ..NetOptions::default() }, device)?;
-        Ok(RolloutFactory::from_net(&net, options).named(options.spec(&path.display().to_string()).to_string()))
-    }
-
-    /// Rollout players of the network of a `net:` factory (which may hold a
-    /// network in memory), named `netrollout:in-memory` until
-    /// [`named`](Self::named).
-    pub fn from_net(net: &NetPlayerFactory, options: RolloutOptions) -> RolloutFactory {
-        NetworkFactory { name: options.spec("in-memory").to_string(), network: Arc::clone(&net.network), options }
-    }
-
     /// A fresh player (the concrete type, for its statistics).
     pub fn player(&self) -> RolloutPlayer {
         RolloutPlayer {

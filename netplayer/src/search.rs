@@ -69,7 +69,6 @@
 //! an unfinished depth 2 is dropped.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -79,9 +78,9 @@ use stratego_model::{infer, Inference, ModelError};
 use stratego_players::determinize::with_hidden_type;
 use stratego_players::reconstruct::public_replay;
 use stratego_players::view::Cell;
-use stratego_players::{AgentRng, Entry, InfoView, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{NetOptions, NetPlayerFactory, Network, NetworkFactory, NetworkPlayerKind};
+use crate::{Network, NetworkFactory, NetworkPlayerKind};
 
 /// The most positions one inference call of depth 2 reads (the clock is
 /// checked between calls).
@@ -195,28 +194,23 @@ impl SearchOptions {
         Ok(parsed)
     }
 
-    /// The options that differ from the defaults, in a fixed order (for
-    /// canonical names).
-    pub fn to_pairs(&self) -> Vec<(String, String)> {
-        let options: [(&str, bool, String); 7] = [
-            ("width", self.width != Self::DEFAULT_WIDTH, self.width.to_string()),
-            ("depth", self.depth != Self::DEFAULT_DEPTH, self.depth.to_string()),
-            ("replies", self.replies != Self::DEFAULT_REPLIES, self.replies.to_string()),
-            ("time", self.time.is_some(), self.time.map_or(String::new(), |t| t.as_millis().to_string())),
-            ("prior", self.prior != ChancePrior::Belief, self.prior.to_string()),
-            ("mix", self.mix != Self::DEFAULT_MIX, self.mix.to_string()),
-            ("setup", self.setup != SetupPolicy::Random, self.setup.to_string()),
-        ];
-        options.into_iter().filter(|(_, differs, _)| *differs).map(|(key, _, value)| (key.to_string(), value)).collect()
+    /// The options in a fixed order: those that differ from the defaults
+    /// (canonical), or all (resolved; a clock only when there is one).
+    pub fn to_pairs(&self, naming: Naming) -> Vec<(String, String)> {
+        let d = SearchOptions::default();
+        let spec = PlayerSpec::named("netsearch")
+            .with_default(naming, "width", self.width, d.width)
+            .with_default(naming, "depth", self.depth, d.depth)
+            .with_default(naming, "replies", self.replies, d.replies);
+        let spec = match self.time {
+            Some(t) => spec.with("time", t.as_millis()),
+            None => spec,
+        };
+        spec.with_default(naming, "prior", self.prior, d.prior)
+            .with_default(naming, "mix", self.mix, d.mix)
+            .with_default(naming, "setup", self.setup, d.setup)
+            .options
     }
-}
-
-/// The canonical spec of a searching network player: `netsearch:PATH` with
-/// the options that are not defaults.
-pub fn search_spec(path: &str, options: &SearchOptions) -> PlayerSpec {
-    let mut spec = PlayerSpec::named("netsearch").with_path(path);
-    spec.options = options.to_pairs();
-    spec
 }
 
 /// Makes [`NetSearchPlayer`]s that share one loaded network.
@@ -226,31 +220,16 @@ impl NetworkPlayerKind for SearchOptions {
     fn make(factory: &NetSearchFactory) -> Box<dyn Player> {
         Box::new(factory.player())
     }
+
+    /// `netsearch:PATH` with its options.
+    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+        let mut spec = PlayerSpec::named("netsearch").with_path(path);
+        spec.options = self.to_pairs(naming);
+        spec
+    }
 }
 
 impl NetSearchFactory {
-    /// Loads a checkpoint onto `device` as `net:` does.
-    pub fn load(
-        path: &Path,
-        options: SearchOptions,
-        device: &burn::tensor::Device,
-    ) -> Result<NetSearchFactory, ModelError> {
-        let net = NetPlayerFactory::load(path, NetOptions { setup: options.setup, ..NetOptions::default() }, device)?;
-        Ok(NetSearchFactory::from_net(&net, options)
-            .named(search_spec(&path.display().to_string(), &options).to_string()))
-    }
-
-    /// Searching players of the network of a `net:` factory (which may hold
-    /// a network in memory), named `netsearch:in-memory` until
-    /// [`named`](Self::named).
-    pub fn from_net(net: &NetPlayerFactory, options: SearchOptions) -> NetSearchFactory {
-        NetworkFactory {
-            name: search_spec("in-memory", &options).to_string(),
-            network: Arc::clone(&net.network),
-            options,
-        }
-    }
-
     /// A fresh player (the concrete type, for its statistics).
     pub fn player(&self) -> NetSearchPlayer {
         NetSearchPlayer {

@@ -11,9 +11,9 @@ use stratego_baselines::expectimax::ExpectimaxConfig;
 use stratego_engine::{Move, Ruleset, Square};
 use stratego_model::device;
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions};
-use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::InfoView;
-use stratego_players::{AgentRng, PlayerSpec};
+use stratego_players::{AgentRng, Naming, PlayerSpec};
 
 mod common;
 use common::*;
@@ -127,9 +127,27 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     assert!(!parsed.search.guard);
     // A clock alone lets the clock decide the depth, as for expectimax.
     assert!(parsed.search.clock_decides);
-    assert_eq!(parsed.spec("x").to_string(), "netexpectimax:x,margin=0.03,time=20,guard=off,setup=handcrafted-v2");
+    let named = |options: &GuidedOptions, naming| options.spec("x", naming).to_string();
+    assert_eq!(named(&parsed, Naming::Canonical), "netexpectimax:x,margin=0.03,time=20,guard=off,setup=handcrafted-v2");
     assert_eq!(parse("netexpectimax:x").unwrap(), GuidedOptions::default());
-    assert_eq!(GuidedOptions::default().spec("x").to_string(), "netexpectimax:x,depth=3");
+    assert_eq!(named(&GuidedOptions::default(), Naming::Canonical), "netexpectimax:x,depth=3");
+    // Resolved: every option named (the clock only where there is one), and
+    // the same player when parsed back.
+    assert_eq!(
+        named(&GuidedOptions::default(), Naming::Resolved),
+        "netexpectimax:x,margin=0.3,depth=3,nodes=20000,press=auto,scale=300,guard=on,informed=on,setup=random"
+    );
+    assert_eq!(
+        named(&parsed, Naming::Resolved),
+        "netexpectimax:x,margin=0.03,time=20,press=auto,scale=300,guard=off,informed=on,setup=handcrafted-v2"
+    );
+    // (Compared by name: without a clock, whether one would decide the
+    // depth is not part of the player.)
+    for options in [parsed, GuidedOptions::default()] {
+        let again = parse(&named(&options, Naming::Resolved)).unwrap();
+        assert_eq!(named(&again, Naming::Canonical), named(&options, Naming::Canonical));
+        assert_eq!(named(&again, Naming::Resolved), named(&options, Naming::Resolved));
+    }
     bad_options_are_errors(
         "netexpectimax",
         &[

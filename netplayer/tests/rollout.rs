@@ -10,9 +10,9 @@ use rand::SeedableRng;
 use stratego_engine::Ruleset;
 use stratego_model::device;
 use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions};
-use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::InfoView;
-use stratego_players::{AgentRng, PlayerSpec};
+use stratego_players::{AgentRng, Naming, PlayerSpec};
 
 mod common;
 use common::*;
@@ -220,13 +220,17 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     assert_eq!((parsed.width, parsed.worlds, parsed.horizon, parsed.margin, parsed.sure), (3, 5, 12, 0.2, 2.0));
     assert_eq!((parsed.reply, parsed.veto), (1.0, Some(0.3)));
     assert_eq!(parsed.time, Some(Duration::from_millis(50)));
-    assert_eq!(
-        parsed.spec("x").to_string(),
-        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,veto=0.3,time=50,setup=handcrafted-v2"
-    );
+    let named = |options: &RolloutOptions, naming| options.spec("x", naming).to_string();
+    let all =
+        "netrollout:x,width=3,worlds=5,horizon=12,margin=0.2,sure=2,reply=1,veto=0.3,time=50,setup=handcrafted-v2";
+    assert_eq!(named(&parsed, Naming::Canonical), all);
+    assert_eq!(named(&parsed, Naming::Resolved), all, "every option given: the canonical name is the resolved one");
     assert_eq!(parse("netrollout:x,veto=0").unwrap().veto, Some(0.0), "a veto of 0 is not no veto");
     assert_eq!(parse("netrollout:x").unwrap(), RolloutOptions::default());
-    assert_eq!(RolloutOptions::default().spec("x").to_string(), "netrollout:x");
+    assert_eq!(named(&RolloutOptions::default(), Naming::Canonical), "netrollout:x");
+    let resolved = named(&RolloutOptions::default(), Naming::Resolved);
+    assert_eq!(resolved, "netrollout:x,width=4,worlds=8,horizon=8,margin=0.1,sure=0,reply=0,setup=random");
+    assert_eq!(parse(&resolved).unwrap(), RolloutOptions::default());
     bad_options_are_errors(
         "netrollout",
         &[

@@ -8,9 +8,9 @@ use rand::SeedableRng;
 use stratego_engine::{Move, PieceSet, Ruleset, Setup, Square, State};
 use stratego_model::device;
 use stratego_netplayer::search::{ChancePrior, NetSearchFactory, SearchOptions};
-use stratego_netplayer::{NetOptions, NetPlayerFactory};
+use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::{public_history, InfoView};
-use stratego_players::{AgentRng, Player};
+use stratego_players::{AgentRng, Naming, Player};
 
 mod common;
 use common::*;
@@ -182,7 +182,20 @@ fn options_parse_and_bad_ones_are_errors() {
     assert_eq!(parsed.time, Some(Duration::from_millis(150)));
     assert_eq!(parsed.prior, ChancePrior::Counting);
     assert_eq!(parsed.mix, 0.5);
-    assert_eq!(SearchOptions::parse(&parsed.to_pairs()).unwrap(), parsed, "the canonical pairs round-trip");
+    for options in [parsed, SearchOptions::default()] {
+        for naming in [Naming::Canonical, Naming::Resolved] {
+            assert_eq!(
+                SearchOptions::parse(&options.to_pairs(naming)).unwrap(),
+                options,
+                "{naming:?} pairs round-trip"
+            );
+        }
+    }
+    assert_eq!(SearchOptions::default().spec("x", Naming::Canonical).to_string(), "netsearch:x");
+    assert_eq!(
+        SearchOptions::default().spec("x", Naming::Resolved).to_string(),
+        "netsearch:x,width=8,depth=2,replies=6,prior=belief,mix=1,setup=random"
+    );
     for bad in [
         "width=0",
         "width=65",

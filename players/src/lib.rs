@@ -23,5 +23,5 @@ pub mod view;
 pub use player::{AgentRng, FnFactory, Player, PlayerError, PlayerFactory};
 pub use registry::{Entry, Registry};
 pub use setup_policy::SetupPolicy;
-pub use spec::{PlayerSpec, SpecError};
+pub use spec::{Naming, PlayerSpec, SpecError};
 pub use view::InfoView;

@@ -57,8 +57,15 @@ pub enum PlayerError {
 /// Makes fresh players of one kind: the arena asks for a new one per game,
 /// so games share no state and can run on any thread in any order.
 pub trait PlayerFactory: Send + Sync {
-    /// The spec of the players it makes.
+    /// The spec of the players it makes, canonical: defaults left out.
     fn name(&self) -> String;
+
+    /// The same spec with every option named, defaults included
+    /// ([`Naming::Resolved`](crate::Naming)): what a registration logs, so
+    /// that a later change of a default cannot make its spec name another
+    /// player unnoticed.
+    fn resolved_name(&self) -> String;
+
     fn make(&self) -> Box<dyn Player>;
 
     /// Whether its players can play under `rules`; `Err` says why not. A
@@ -80,18 +87,31 @@ pub trait PlayerFactory: Send + Sync {
 /// knows no ruleset of its own (`FnFactory::new("first", || Box::new(First))`).
 pub struct FnFactory<F> {
     name: String,
+    resolved: String,
     make: F,
 }
 
 impl<F: Fn() -> Box<dyn Player> + Send + Sync> FnFactory<F> {
+    /// Players of no options, or named with all of them: the resolved name
+    /// is the name.
     pub fn new(name: impl Into<String>, make: F) -> FnFactory<F> {
-        FnFactory { name: name.into(), make }
+        let name = name.into();
+        FnFactory { resolved: name.clone(), name, make }
+    }
+
+    /// The same players, with the resolved name of their spec.
+    pub fn resolved(self, resolved: impl Into<String>) -> FnFactory<F> {
+        FnFactory { resolved: resolved.into(), ..self }
     }
 }
 
 impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
     fn name(&self) -> String {
         self.name.clone()
+    }
+
+    fn resolved_name(&self) -> String {
+        self.resolved.clone()
     }
 
     fn make(&self) -> Box<dyn Player> {

@@ -59,7 +59,36 @@ impl SpecError {
     }
 }
 
+/// How a spec names a player's options. A canonical name leaves the
+/// defaults out (the arena's tables and records name players one way); a
+/// resolved name names every option with its value, so that it still says
+/// which player was played after a default changes. Registrations log the
+/// resolved names of their players and refuse a rerun whose specs now
+/// resolve to other players (`stratego_evaluation::registration`).
+/// Options without a value (no clock) stay absent in both.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Naming {
+    Canonical,
+    Resolved,
+}
+
 impl PlayerSpec {
+    /// Adds `key=value`, unless the naming is canonical and `value` is the
+    /// option's default (for building canonical and resolved names).
+    pub fn with_default<T: PartialEq + fmt::Display>(
+        self,
+        naming: Naming,
+        key: &str,
+        value: T,
+        default: T,
+    ) -> PlayerSpec {
+        if naming == Naming::Canonical && value == default {
+            self
+        } else {
+            self.with(key, value)
+        }
+    }
+
     /// A spec with a name and nothing else.
     pub fn named(name: &str) -> PlayerSpec {
         PlayerSpec { name: name.to_string(), path: None, options: Vec::new() }

@@ -13,6 +13,7 @@ use crate::press::{Press, ViewPress, TABLES_PRESS_SCALE};
 use stratego_players::player::{AgentRng, Player, PlayerError, PlayerFactory};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::InfoView;
+use stratego_players::{Naming, PlayerSpec};
 
 /// The tables' value of one point of the press's pull (`crate::press`).
 const PRESS_PER_POINT: f64 = TABLES_PRESS_SCALE / LEAF_SCALE;
@@ -69,6 +70,17 @@ pub struct NTupleFactory(pub NTuplePlayer);
 impl PlayerFactory for NTupleFactory {
     fn name(&self) -> String {
         self.0.name.clone()
+    }
+
+    /// The name's table path with every option named; a player named
+    /// otherwise (a trainer's `ntuple:current`, a test's) by its name.
+    fn resolved_name(&self) -> String {
+        match self.0.name.parse::<PlayerSpec>() {
+            Ok(PlayerSpec { name, path: Some(path), .. }) if name == "ntuple" => {
+                crate::entries::ntuple_spec(&path, self.0.press, self.0.setup, Naming::Resolved).to_string()
+            }
+            _ => self.0.name.clone(),
+        }
     }
 
     fn make(&self) -> Box<dyn Player> {
