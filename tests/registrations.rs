@@ -56,7 +56,11 @@ fn every_player_kind_resolves_to_a_name_of_all_its_options() {
             (true, name) => format!("{name}:{net}"),
         };
         let with_options = match entry.name {
-            "expectimax" => vec![format!("{base}:time=20,guard=off"), format!("{base}:depth=2,leaf=ntuple:{tables}")],
+            "expectimax" => vec![
+                format!("{base}:time=20,guard=off"),
+                format!("{base}:depth=2,time=50"),
+                format!("{base}:depth=2,leaf=ntuple:{tables}"),
+            ],
             "netexpectimax" => vec![format!("{base},margin=0.01,time=20,scale=0")],
             "netrollout" => vec![format!("{base},veto=0.3,time=50,width=2")],
             "netsearch" => vec![format!("{base},time=30,prior=counting")],
