@@ -39,7 +39,14 @@ pub fn greedy_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
 /// what a reader looks for), the rest when not the default (every one when
 /// resolved); `expectimax:time=MS` when the clock alone decides the depth
 /// (resolved too: naming a depth would hand the decision back to it).
-pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Leaf, naming: Naming) -> PlayerSpec {
+/// `leaf: None` for a kind that has no `leaf` option (the guided search,
+/// whose leaf is always the hand-written one).
+pub fn expectimax_spec(
+    config: &ExpectimaxConfig,
+    setup: SetupPolicy,
+    leaf: Option<&Leaf>,
+    naming: Naming,
+) -> PlayerSpec {
     let timed = config.time.is_some() && config.clock_decides;
     let defaults = ExpectimaxConfig::default();
     let mut spec = PlayerSpec::named("expectimax");
@@ -47,16 +54,16 @@ pub fn expectimax_spec(config: &ExpectimaxConfig, setup: SetupPolicy, leaf: &Lea
     if !timed {
         spec = spec.with("depth", config.depth).with_default(naming, "nodes", config.nodes, defaults.nodes);
     }
-    if let Some(t) = config.time {
-        spec = spec.with("time", t.as_millis());
+    spec = spec.with_some("time", config.time.map(|t| t.as_millis()));
+    if let Some(leaf) = leaf {
+        let leaf = match leaf {
+            Leaf::NTuple { path, .. } => format!("ntuple:{path}"),
+            Leaf::Handwritten => "handwritten".to_string(),
+        };
+        spec = spec.with_default(naming, "leaf", leaf, "handwritten".to_string());
     }
-    let leaf = match leaf {
-        Leaf::NTuple { path, .. } => format!("ntuple:{path}"),
-        Leaf::Handwritten => "handwritten".to_string(),
-    };
     let switch = |on: bool| if on { "on" } else { "off" };
     let spec = spec
-        .with_default(naming, "leaf", leaf.as_str(), "handwritten")
         .with_default(naming, "press", config.press.name(), Press::default().name())
         .with_default(naming, "scale", config.scale, defaults.scale)
         .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
@@ -226,7 +233,7 @@ pub fn register(registry: &mut Registry) {
         build: Box::new(|spec, _| {
             spec.check_keys(EXPECTIMAX_OPTIONS)?;
             let (config, setup, leaf) = (expectimax_config(spec)?, spec.setup()?, expectimax_leaf(spec)?);
-            let name = |naming| expectimax_spec(&config, setup, &leaf, naming).to_string();
+            let name = |naming| expectimax_spec(&config, setup, Some(&leaf), naming).to_string();
             let (name, resolved) = (name(Naming::Canonical), name(Naming::Resolved));
             let player_leaf = leaf.clone();
             let make = move || {

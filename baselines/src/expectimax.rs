@@ -476,7 +476,7 @@ impl HiddenBattle {
 
 impl Player for ExpectimaxPlayer {
     fn name(&self) -> String {
-        crate::entries::expectimax_spec(&self.config, self.setup, &self.leaf, stratego_players::Naming::Canonical)
+        crate::entries::expectimax_spec(&self.config, self.setup, Some(&self.leaf), stratego_players::Naming::Canonical)
             .to_string()
     }
 

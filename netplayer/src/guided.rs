@@ -96,21 +96,14 @@ impl NetworkPlayerKind for GuidedOptions {
     /// `netexpectimax:PATH`, the margin, then the search's options as
     /// `expectimax` names them.
     fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
-        let searched = stratego_baselines::entries::expectimax_spec(
-            &self.search,
-            self.setup,
-            &stratego_baselines::expectimax::Leaf::Handwritten,
-            naming,
-        );
+        let searched = stratego_baselines::entries::expectimax_spec(&self.search, self.setup, None, naming);
         let mut spec = PlayerSpec::named("netexpectimax").with_path(path).with_default(
             naming,
             "margin",
             self.margin,
             GuidedOptions::DEFAULT_MARGIN,
         );
-        // The search is always the hand-written leaf's: `leaf` is not an
-        // option of this kind.
-        spec.options.extend(searched.options.into_iter().filter(|(key, _)| key != "leaf"));
+        spec.options.extend(searched.options);
         spec
     }
 }

@@ -208,23 +208,17 @@ impl NetworkPlayerKind for RolloutOptions {
     /// clock only when there is one).
     fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
         let d = RolloutOptions::default();
-        let spec = PlayerSpec::named("netrollout")
+        PlayerSpec::named("netrollout")
             .with_path(path)
             .with_default(naming, "width", self.width, d.width)
             .with_default(naming, "worlds", self.worlds, d.worlds)
             .with_default(naming, "horizon", self.horizon, d.horizon)
             .with_default(naming, "margin", self.margin, d.margin)
             .with_default(naming, "sure", self.sure, d.sure)
-            .with_default(naming, "reply", self.reply, d.reply);
-        let spec = match self.veto {
-            Some(m) => spec.with("veto", m),
-            None => spec,
-        };
-        let spec = match self.time {
-            Some(t) => spec.with("time", t.as_millis()),
-            None => spec,
-        };
-        spec.with_default(naming, "setup", self.setup, d.setup)
+            .with_default(naming, "reply", self.reply, d.reply)
+            .with_some("veto", self.veto)
+            .with_some("time", self.time.map(|t| t.as_millis()))
+            .with_default(naming, "setup", self.setup, d.setup)
     }
 }
 

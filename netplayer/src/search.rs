@@ -198,15 +198,12 @@ impl SearchOptions {
     /// (canonical), or all (resolved; a clock only when there is one).
     pub fn to_pairs(&self, naming: Naming) -> Vec<(String, String)> {
         let d = SearchOptions::default();
-        let spec = PlayerSpec::named("netsearch")
+        PlayerSpec::named("netsearch")
             .with_default(naming, "width", self.width, d.width)
             .with_default(naming, "depth", self.depth, d.depth)
-            .with_default(naming, "replies", self.replies, d.replies);
-        let spec = match self.time {
-            Some(t) => spec.with("time", t.as_millis()),
-            None => spec,
-        };
-        spec.with_default(naming, "prior", self.prior, d.prior)
+            .with_default(naming, "replies", self.replies, d.replies)
+            .with_some("time", self.time.map(|t| t.as_millis()))
+            .with_default(naming, "prior", self.prior, d.prior)
             .with_default(naming, "mix", self.mix, d.mix)
             .with_default(naming, "setup", self.setup, d.setup)
             .options

@@ -89,6 +89,15 @@ impl PlayerSpec {
         }
     }
 
+    /// Adds `key=value` when there is a value (a clock, a veto): an option
+    /// without one is absent from canonical and resolved names alike.
+    pub fn with_some<T: fmt::Display>(self, key: &str, value: Option<T>) -> PlayerSpec {
+        match value {
+            Some(value) => self.with(key, value),
+            None => self,
+        }
+    }
+
     /// A spec with a name and nothing else.
     pub fn named(name: &str) -> PlayerSpec {
         PlayerSpec { name: name.to_string(), path: None, options: Vec::new() }
