@@ -184,14 +184,21 @@ fn swap_mode() -> String {
     SetupMode::Swap.to_string()
 }
 
+/// Reads a registration file: its statement and results log, as written,
+/// before any player is built (a pending registration names a network
+/// that does not exist yet).
+pub fn read(path: &Path) -> Result<Registration, RegistrationError> {
+    let text = stratego_engine::files::read_text(path)
+        .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
+    toml::from_str(&text)
+        .map_err(|e| RegistrationError::Invalid { path: path.to_path_buf(), why: crate::toml_line::one_line(&text, e) })
+}
+
 /// Reads and checks a registration file; `players` turns its specs into
 /// factories (the command line's registry knows every player).
 pub fn prepare(path: &Path, players: &Registry) -> Result<Prepared, RegistrationError> {
-    let text = stratego_engine::files::read_text(path)
-        .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
+    let registration = read(path)?;
     let invalid = |why: String| RegistrationError::Invalid { path: path.to_path_buf(), why };
-    let registration: Registration =
-        toml::from_str(&text).map_err(|e| invalid(crate::toml_line::one_line(&text, e)))?;
     let a = players.factory(&registration.a)?;
     let b = players.factory(&registration.b)?;
     let rules: Ruleset = match &registration.rules {
