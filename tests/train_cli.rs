@@ -528,14 +528,26 @@ fn past_selves_join_the_pool_play_from_it_and_come_back_on_resume() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Every network config the docs name parses and validates as it stands,
-/// and `run.init` refuses a network of another shape before anything runs.
+/// Every network config of the repository (all but the n-tuple ones)
+/// parses and validates as it stands, its players included, and `run.init` refuses a network of
+/// another shape before anything runs.
 #[test]
 fn every_network_config_is_valid() {
-    let names = ["smoke", "cpu", "cpu-full", "gpu", "distill-tiny", "distill-equal-time"];
-    for name in names {
-        let path = format!("configs/{name}.toml");
-        stratego_learner::TrainConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir("configs").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if path.extension().is_some_and(|e| e == "toml") && !name.starts_with("ntuple") {
+            let config =
+                stratego_learner::TrainConfig::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // What a start checks before it creates anything: every player
+            // it names builds and plays its rules, `run.init` fits.
+            config.check_before_run().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            checked.push(name);
+        }
+    }
+    for named in ["smoke", "cpu", "cpu-4h", "gpu"] {
+        assert!(checked.iter().any(|c| c == named), "{named} in {checked:?}");
     }
     let dir = scratch("train-init");
     let small = dir.join("small.safetensors");

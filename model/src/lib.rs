@@ -7,9 +7,11 @@
 pub mod checkpoint;
 pub mod config;
 pub mod device;
+mod encoder;
 pub mod error;
 pub mod inference;
 pub mod inputs;
+pub mod kernels;
 pub mod loss;
 pub mod network;
 pub mod tokens;

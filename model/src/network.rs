@@ -2,7 +2,7 @@
 //! tokens and a value token, with policy, value and belief heads.
 
 use burn::module::{Module, Param};
-use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput};
+use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
 
@@ -112,7 +112,7 @@ impl StrategoNet {
         let squares = self.embed.forward(squares) + self.position.val().unsqueeze::<3>();
         let value = self.value_token.val().unsqueeze::<3>().expand([batch, 1, d]);
         let tokens = Tensor::cat(vec![squares, value], 1);
-        let hidden = self.encoder.forward(TransformerEncoderInput::new(tokens));
+        let hidden = crate::encoder::forward(&self.encoder, tokens);
         let hidden = self.final_norm.forward(hidden);
         let squares = hidden.clone().slice([0..batch, 0..SQUARE_TOKENS, 0..d]);
         let value = hidden.slice([0..batch, SQUARE_TOKENS..SQUARE_TOKENS + 1, 0..d]).reshape([batch, d]);
