@@ -74,21 +74,21 @@ fn on_flex<const D: usize>(x: &Tensor<D>) -> bool {
 #[cfg(feature = "flex")]
 impl FusedKernels for Flex {
     fn fused_softmax(x: FloatTensor<Self>) -> FloatTensor<Self> {
-        let Some((rows, input)) = f32_rows(&x) else {
+        let Some((row, input)) = f32_rows(&x) else {
             let last = x.layout().shape().num_dims() - 1;
             return burn::backend::flex::ops::activation::softmax(x, last);
         };
         let mut out = vec![0.0f32; input.len()];
-        cpu::softmax_rows(&input, &mut out, rows);
+        by_rows(row, &mut out, [&input], |out, [x]| cpu::softmax_rows(x, out, row));
         from_f32(out, &x)
     }
 
     fn fused_softmax_backward(y: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
-        let (Some((rows, y_data)), Some((_, g))) = (f32_rows(&y), f32_rows(&grad)) else {
+        let (Some((row, y_data)), Some((_, g))) = (f32_rows(&y), f32_rows(&grad)) else {
             return composed_softmax_backward::<Self>(y, grad);
         };
         let mut out = vec![0.0f32; y_data.len()];
-        cpu::softmax_backward_rows(&y_data, &g, &mut out, rows);
+        by_rows(row, &mut out, [&y_data, &g], |out, [y, g]| cpu::softmax_backward_rows(y, g, out, row));
         from_f32(out, &y)
     }
 
@@ -97,7 +97,7 @@ impl FusedKernels for Flex {
             return <Flex as burn::backend::ops::ActivationOps<Flex>>::gelu(x);
         };
         let mut out = vec![0.0f32; input.len()];
-        cpu::gelu(&input, &mut out);
+        by_rows(1, &mut out, [&input], |out, [x]| cpu::gelu(x, out));
         from_f32(out, &x)
     }
 
@@ -106,9 +106,31 @@ impl FusedKernels for Flex {
             return <Flex as burn::backend::ops::ActivationOps<Flex>>::gelu_backward(x, grad);
         };
         let mut out = vec![0.0f32; input.len()];
-        cpu::gelu_backward(&input, &g, &mut out);
+        by_rows(1, &mut out, [&input, &g], |out, [x, g]| cpu::gelu_backward(x, g, out));
         from_f32(out, &x)
     }
+}
+
+/// Runs `kernel` over whole rows of `row` values: at once for a small
+/// tensor, else on rayon's threads in chunks of about 32K values (a row's
+/// result does not depend on the chunking, so neither does the output).
+#[cfg(feature = "flex")]
+fn by_rows<const N: usize>(
+    row: usize,
+    out: &mut [f32],
+    inputs: [&[f32]; N],
+    kernel: impl Fn(&mut [f32], [&[f32]; N]) + Sync,
+) {
+    use rayon::prelude::*;
+    const GRAIN: usize = 1 << 15;
+    if out.len() <= GRAIN {
+        return kernel(out, inputs);
+    }
+    let chunk = (GRAIN / row).max(1) * row;
+    out.par_chunks_mut(chunk).enumerate().for_each(|(i, out)| {
+        let start = i * chunk;
+        kernel(out, inputs.map(|x| &x[start..start + out.len()]));
+    });
 }
 
 /// An f32 tensor's values in row-major order with the length of its last
@@ -451,7 +473,8 @@ mod tests {
         for (device, tracked) in [(flex.clone(), false), (flex.clone().autodiff(), true)] {
             // Rows of 93 (the attention's), 1800 (a policy) and 7 (a tail
             // shorter than the lanes); values spread as attention scores.
-            for shape in [[2, 3, 93], [2, 1, 1800], [4, 5, 7]] {
+            // The last shape is large enough to be split across threads.
+            for shape in [[2, 3, 93], [2, 1, 1800], [4, 5, 7], [8, 5, 1801]] {
                 let x = Tensor::<3>::random(shape, Distribution::Normal(0.0, 4.0), &device);
                 let g = Tensor::<3>::random(shape, Distribution::Normal(0.0, 1.0), &device);
                 let pairs: [(&str, fn(Tensor<3>) -> Tensor<3>, fn(Tensor<3>) -> Tensor<3>); 2] =
