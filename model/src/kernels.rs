@@ -6,9 +6,9 @@
 //! whose loop the compiler vectorises: `exp` by Cody-Waite range reduction
 //! and a degree-6 polynomial (within 2 ulp of libm's over the range a
 //! softmax sees), `erf` by a rational approximation on [-4, 4] (within 5e-7
-//! absolute), with AVX2 code chosen at run time where the CPU
-//! has it. The tests hold both to libm's values and the fused operations to
-//! burn's own, forward and backward.
+//! absolute), with AVX2 code chosen at run time where the CPU has it. The
+//! tests hold `exp` to libm's, `erf` to an f64 series, and the fused
+//! operations to burn's own, forward and backward.
 //!
 //! They are burn backend extensions (`#[backend_extension]`) on Flex, with
 //! a hand-written backward for autodiff. Other backends (ndarray, wgpu) keep
