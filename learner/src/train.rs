@@ -309,6 +309,11 @@ impl Learner {
         Ok(stratego_model::to_bytes(&self.net().valid(), &checkpoint_meta(&self.config, self.counters.iteration))?)
     }
 
+    /// The run's own seconds left of `run.max_minutes`, if it has a budget.
+    pub fn seconds_left(&self) -> Option<f64> {
+        self.config.run.max_minutes.map(|m| (m * 60.0 - self.counters.seconds).max(0.0))
+    }
+
     /// Whether the run is done: `run.iterations` reached, or `run.max_minutes` spent.
     pub fn finished(&self) -> bool {
         let budget = self.config.run.max_minutes.map(|m| m * 60.0);
@@ -473,7 +478,9 @@ pub fn train(
     let pool = (s.pool_size > 0).then(|| crate::pool::open(learner.root(), s.pool_size)).transpose()?;
     let (service, actors, games) =
         start_selfplay(config, learner.policy(), version, seed, learner.inference_device(), pool.clone())?;
-    let bar = Progress::new("train", "iterations", config.run.iterations, options.progress).resume_at(version);
+    let bar = Progress::new("train", "iterations", config.run.iterations, options.progress)
+        .resume_at(version)
+        .ends_within(learner.seconds_left());
     let mut collector = Collector::new(config);
     let result = (|| -> Result<(), TrainError> {
         while !learner.finished() {

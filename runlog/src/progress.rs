@@ -10,7 +10,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,8 @@ struct Shared {
     start: AtomicU64,
     message: Mutex<String>,
     started: Instant,
+    /// When the work ends whatever its position (a run's time budget).
+    deadline: OnceLock<Instant>,
 }
 
 impl Progress {
@@ -51,6 +53,7 @@ impl Progress {
             start: AtomicU64::new(0),
             message: Mutex::new(String::new()),
             started: Instant::now(),
+            deadline: OnceLock::new(),
         });
         let terminal = std::io::stderr().is_terminal();
         let bar = if shown && terminal {
@@ -82,6 +85,15 @@ impl Progress {
     pub fn resume_at(self, position: u64) -> Progress {
         self.shared.start.store(position, Ordering::Relaxed);
         self.set_position(position);
+        self
+    }
+
+    /// The work ends `seconds` from now at the latest (a run's wall-clock
+    /// budget): the time left is the sooner of that and the rate's guess.
+    pub fn ends_within(self, seconds: Option<f64>) -> Progress {
+        if let Some(s) = seconds.filter(|s| s.is_finite()) {
+            let _ = self.shared.deadline.set(Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+        }
         self
     }
 
@@ -142,9 +154,17 @@ impl Shared {
         }
         line.push_str(&format!(", {} elapsed", duration(elapsed)));
         let done = position.saturating_sub(self.start.load(Ordering::Relaxed));
-        if done > 0 && position < self.len {
-            let left = elapsed / done as f64 * (self.len - position) as f64;
-            line.push_str(&format!(", about {} left", duration(left)));
+        let by_rate = (done > 0 && position < self.len).then(|| elapsed / done as f64 * (self.len - position) as f64);
+        let by_deadline = self.deadline.get().map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+        match (by_rate, by_deadline) {
+            (Some(rate), Some(budget)) if budget < rate => {
+                line.push_str(&format!(", about {} left (the time budget)", duration(budget)))
+            }
+            (Some(left), _) => line.push_str(&format!(", about {} left", duration(left))),
+            (None, Some(budget)) if position < self.len => {
+                line.push_str(&format!(", at most {} left (the time budget)", duration(budget)))
+            }
+            _ => {}
         }
         if let Ok(message) = self.message.lock() {
             if !message.is_empty() {
@@ -189,6 +209,7 @@ mod tests {
             start: AtomicU64::new(0),
             message: Mutex::new("A score 0.600".into()),
             started: Instant::now(),
+            deadline: OnceLock::new(),
         };
         let line = shared.line();
         assert!(line.starts_with("arena: 10/40 games (25 %), "), "{line}");
@@ -196,6 +217,25 @@ mod tests {
         // A resumed run that has done nothing yet has no rate to guess from.
         shared.start.store(10, Ordering::Relaxed);
         assert!(!shared.line().contains("left"), "{}", shared.line());
+    }
+
+    /// A run under a time budget (`run.max_minutes`) with a high iteration
+    /// ceiling ends at the budget: the line says so instead of the hours the
+    /// ceiling would take at the current rate.
+    #[test]
+    fn a_time_budget_bounds_the_time_left() {
+        let progress = Progress::new("train", "iterations", 10_000, false).ends_within(Some(10.0));
+        let shared = &progress.shared;
+        assert!(shared.line().contains(", at most 10s left (the time budget)"), "{}", shared.line());
+        shared.position.store(5, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(20));
+        // 5 iterations in 20 ms or more: the ceiling is 40 s or more away,
+        // the budget under 10 s.
+        assert!(shared.line().contains("left (the time budget)"), "{}", shared.line());
+        let unbounded = Progress::new("train", "iterations", 10_000, false).ends_within(None);
+        unbounded.shared.position.store(9_999, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(!unbounded.shared.line().contains("budget"), "{}", unbounded.shared.line());
     }
 
     #[test]
