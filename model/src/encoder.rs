@@ -50,13 +50,9 @@ fn attention(mha: &MultiHeadAttention, x: Tensor<3>) -> Tensor<3> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::tests::max_difference;
     use burn::nn::transformer::TransformerEncoderConfig;
     use burn::tensor::Distribution;
-
-    fn max_difference(a: Tensor<3>, b: Tensor<3>) -> f32 {
-        let (a, b) = (a.into_data().try_to_vec::<f32>().unwrap(), b.into_data().try_to_vec::<f32>().unwrap());
-        a.iter().zip(&b).map(|(x, y)| (x - y).abs() / (1.0 + y.abs())).fold(0.0, f32::max)
-    }
 
     /// The forward pass and the gradient at the input are burn-nn's, on the
     /// `small` preset's shapes (4 heads, two layers here) and the token count.

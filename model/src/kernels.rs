@@ -171,25 +171,7 @@ fn composed_softmax_backward<B: Backend>(y: FloatTensor<B>, grad: FloatTensor<B>
 /// keeps the softmax's output (or the GELU's input) for the gradient.
 impl<B: Backend + FusedKernels, C: CheckpointStrategy> FusedKernels for Autodiff<B, C> {
     fn fused_softmax(x: FloatTensor<Self>) -> FloatTensor<Self> {
-        #[derive(Debug)]
-        struct SoftmaxBackward;
-        impl<B: Backend + FusedKernels> Backward<B, 1> for SoftmaxBackward {
-            type State = FloatTensor<B>;
-            fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                if let Some(node) = parent {
-                    grads.register::<B>(node.id, B::fused_softmax_backward(ops.state, grad));
-                }
-            }
-        }
-        match SoftmaxBackward.prepare::<C>([x.node()]).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => {
-                let y = B::fused_softmax(x.primitive().clone());
-                prep.finish(y.clone(), y)
-            }
-            OpsKind::UnTracked(prep) => prep.finish(B::fused_softmax(x.into_primitive())),
-        }
+        tracked::<B, C>(x, B::fused_softmax, B::fused_softmax_backward, Kept::Output)
     }
 
     fn fused_softmax_backward(y: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -197,30 +179,56 @@ impl<B: Backend + FusedKernels, C: CheckpointStrategy> FusedKernels for Autodiff
     }
 
     fn fused_gelu(x: FloatTensor<Self>) -> FloatTensor<Self> {
-        #[derive(Debug)]
-        struct GeluBackward;
-        impl<B: Backend + FusedKernels> Backward<B, 1> for GeluBackward {
-            type State = FloatTensor<B>;
-            fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-                let [parent] = ops.parents;
-                let grad = grads.consume::<B>(&ops.node);
-                if let Some(node) = parent {
-                    grads.register::<B>(node.id, B::fused_gelu_backward(ops.state, grad));
-                }
-            }
-        }
-        match GeluBackward.prepare::<C>([x.node()]).compute_bound().stateful() {
-            OpsKind::Tracked(prep) => {
-                let input = x.primitive().clone();
-                let y = B::fused_gelu(input.clone());
-                prep.finish(input, y)
-            }
-            OpsKind::UnTracked(prep) => prep.finish(B::fused_gelu(x.into_primitive())),
-        }
+        tracked::<B, C>(x, B::fused_gelu, B::fused_gelu_backward, Kept::Input)
     }
 
     fn fused_gelu_backward(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         <Self as burn::backend::ops::ActivationOps<Self>>::gelu_backward(x, grad)
+    }
+}
+
+/// What a one-input operation keeps for its gradient.
+enum Kept {
+    Input,
+    Output,
+}
+
+/// The backward step of a one-input operation: `gradient(kept, grad)`.
+#[derive(Debug)]
+struct OneInputBackward<B: Backend> {
+    gradient: fn(FloatTensor<B>, FloatTensor<B>) -> FloatTensor<B>,
+}
+
+impl<B: Backend> Backward<B, 1> for OneInputBackward<B> {
+    type State = FloatTensor<B>;
+    fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+        let [parent] = ops.parents;
+        let grad = grads.consume::<B>(&ops.node);
+        if let Some(node) = parent {
+            grads.register::<B>(node.id, (self.gradient)(ops.state, grad));
+        }
+    }
+}
+
+/// `forward` on the inner backend, recorded for autodiff when `x` is
+/// tracked, with `gradient` as its backward step.
+fn tracked<B: Backend, C: CheckpointStrategy>(
+    x: FloatTensor<Autodiff<B, C>>,
+    forward: fn(FloatTensor<B>) -> FloatTensor<B>,
+    gradient: fn(FloatTensor<B>, FloatTensor<B>) -> FloatTensor<B>,
+    kept: Kept,
+) -> FloatTensor<Autodiff<B, C>> {
+    match (OneInputBackward { gradient }).prepare::<C>([x.node()]).compute_bound().stateful() {
+        OpsKind::Tracked(prep) => {
+            let input = x.primitive().clone();
+            let y = forward(input.clone());
+            let state = match kept {
+                Kept::Input => input,
+                Kept::Output => y.clone(),
+            };
+            prep.finish(state, y)
+        }
+        OpsKind::UnTracked(prep) => prep.finish(forward(x.into_primitive())),
     }
 }
 
@@ -407,7 +415,7 @@ pub mod cpu {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::cpu;
     use super::*;
     use burn::tensor::Distribution;
@@ -462,7 +470,9 @@ mod tests {
         value as f32
     }
 
-    fn max_difference(a: Tensor<3>, b: Tensor<3>) -> f32 {
+    /// The largest difference between two tensors' values, relative to
+    /// one plus the second's magnitude.
+    pub(crate) fn max_difference(a: Tensor<3>, b: Tensor<3>) -> f32 {
         let (a, b) = (a.into_data().try_to_vec::<f32>().unwrap(), b.into_data().try_to_vec::<f32>().unwrap());
         a.iter().zip(&b).map(|(x, y)| (x - y).abs() / (1.0 + y.abs())).fold(0.0, f32::max)
     }
