@@ -529,8 +529,8 @@ fn past_selves_join_the_pool_play_from_it_and_come_back_on_resume() {
 }
 
 /// Every network config of the repository (all but the n-tuple ones)
-/// parses and validates as it stands, its players included, and `run.init` refuses a network of
-/// another shape before anything runs.
+/// parses and validates as it stands, its players included, and
+/// `run.init` refuses a network of another shape before anything runs.
 #[test]
 fn every_network_config_is_valid() {
     let mut checked = Vec::new();
