@@ -403,6 +403,7 @@ fn network_checkpoints() {
     let view = stratego_players::view::InfoView::new(&state, &[]);
     let err = p.choose_move(&view, &mut stratego_players::player::AgentRng::seed_from_u64(1)).unwrap_err().to_string();
     assert!(!err.contains('\n') && err.contains("positive probability"), "{err}");
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Sizes for a checkpoint's model config: zero, the presets' sizes, each
@@ -477,6 +478,7 @@ fn checkpoint_metadata_sizes() {
         }
         meta.and(loaded)
     });
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Run directories whose own files are symbolic links (to a file that must
@@ -531,6 +533,7 @@ fn symlinked_run_files() {
         assert_eq!(std::fs::read_dir(dir.join("a-directory")).unwrap().count(), 0, "{what}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 #[test]
@@ -571,6 +574,7 @@ fn registrations() {
         std::fs::write(&path, b).unwrap();
         stratego_evaluation::registration::prepare(&path, &registry).map(drop).map_err(|e| e.to_string())
     });
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Sizes that each pass alone but not together: every `KEY = N` line of the
@@ -653,6 +657,7 @@ fn registration_and_config_products() {
         }
         Ok(())
     });
+    let _ = std::fs::remove_file(&path);
 }
 
 #[test]

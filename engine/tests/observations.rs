@@ -211,6 +211,32 @@ fn compact_planes_hold_their_invariants() {
 }
 
 #[test]
+fn a_batch_overwrites_whatever_its_buffer_held() {
+    // A caller reuses one buffer for every step: each observation must be
+    // written whole, whatever the buffer held (NaN here, then the previous
+    // step's planes), on more than one thread.
+    let batch = 16;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        let mut env = VecEnv::new(Ruleset::classic(), batch, 11).unwrap();
+        let mut actions = vec![0u16; batch];
+        let mut finished = Vec::new();
+        let mut obs = vec![f32::NAN; batch * Layout::Full.size()];
+        for round in 0..3 {
+            for _ in 0..40 {
+                env.sample_actions(&mut actions).unwrap();
+                env.step(&actions, &mut finished).unwrap();
+            }
+            env.observe(Layout::Full, &mut obs).unwrap();
+            for (i, state) in env.states().enumerate() {
+                let own = &obs[i * Layout::Full.size()..][..Layout::Full.size()];
+                assert!(own == observe(state, Layout::Full).as_slice(), "game {i}, round {round}");
+            }
+        }
+    });
+}
+
+#[test]
 fn vecenv_is_reproducible_and_writes_consistent_buffers() {
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
