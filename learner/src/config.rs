@@ -840,7 +840,7 @@ mod tests {
         assert_eq!((p.epochs, p.batch, p.lr), (PretrainConfig::default().epochs, 64, 1e-3));
         assert_eq!(TrainConfig::parse(&c.to_toml()).unwrap(), c);
         let shipped = TrainConfig::parse(include_str!("../../configs/distill-tiny.toml")).unwrap();
-        assert!(shipped.pretrain.enabled && shipped.pretrain.teacher == "expectimax:depth=2");
+        assert!(shipped.pretrain.enabled && shipped.pretrain.teacher.starts_with("expectimax:depth=2,"));
         // A config written before the section existed reads as "off".
         assert_eq!(TrainConfig::parse("[run]\nseed = 3\n").unwrap().pretrain, PretrainConfig::default());
     }
