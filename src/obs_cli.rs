@@ -2,7 +2,9 @@
 
 use std::io::Write;
 
-use stratego_engine::speed::{measure_observations, measure_vecenv};
+use stratego_engine::speed::{
+    measure_observations, measure_sparse_observations, measure_vecenv, measure_vecenv_sparse,
+};
 use stratego_engine::{observe, Layout, State};
 
 use crate::{output, read_position, CliError};
@@ -55,6 +57,10 @@ pub fn bench_obs(
         writeln!(out, "obs {layout} observation: {rate:.0} observations/s per core").map_err(output)?;
         writeln!(out, "obs {layout} observation bandwidth: {:.2} GB/s per core", rate * bytes as f64 / 1e9)
             .map_err(output)?;
+        let (rate, listed) = measure_sparse_observations(layout, observations, seed);
+        writeln!(out, "obs {layout} sparse observation: {rate:.0} observations/s per core").map_err(output)?;
+        writeln!(out, "obs {layout} sparse observation size: {listed:.0} values listed (of {})", layout.size())
+            .map_err(output)?;
     }
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| e.to_string())?;
     let threads = rayon::current_num_threads();
@@ -64,6 +70,9 @@ pub fn bench_obs(
             .map_err(output)?;
         let all = measure_vecenv(layout, batch, steps, seed);
         writeln!(out, "obs vecenv step+observe {layout} B={batch} ({threads} threads): {all:.0} game steps/s")
+            .map_err(output)?;
+        let sparse = one_thread.install(|| measure_vecenv_sparse(layout, batch, steps, seed));
+        writeln!(out, "obs vecenv step+observe {layout} sparse B={batch}: {sparse:.0} game steps/s per core")
             .map_err(output)?;
     }
     Ok(())

@@ -43,7 +43,7 @@ pub use error::Refusal;
 pub use error::{Error, RulesError, SetupError};
 pub use game::StrategoGame;
 pub use history::HistoryFeatures;
-pub use obs::{observe, Encoder, Layout, LayoutId, ParseLayoutIdError};
+pub use obs::{observe, Encoder, Layout, LayoutId, ParseLayoutIdError, SparseObservation};
 pub use piece::{battle, BattleResult, Color, Piece, PieceSet, PieceType};
 pub use position::{Board, Position};
 pub use progress::{ProgressRules, ProgressTracker};
@@ -52,4 +52,4 @@ pub use rules::{Ruleset, RulesetId, NAMED_RULESETS, REFEREE_MAX_PLIES, RULES_VER
 pub use setup::Setup;
 pub use square::Square;
 pub use state::{BattleRecord, Death, EndReason, Outcome, PlyRecord, State};
-pub use vecenv::{write_belief_targets, FinishedGame, RandomSetups, SetupSource, VecEnv, BELIEF_IGNORE};
+pub use vecenv::{write_belief_targets, FinishedGame, RandomSetups, SetupSource, SparseBatch, VecEnv, BELIEF_IGNORE};

@@ -276,17 +276,16 @@ fn code_name(code: u8) -> &'static str {
     }
 }
 
-/// Writes one group into its own planes: `out` holds exactly the group's
-/// planes, plane `k` of the group at `out[k * 100..(k + 1) * 100]`, zeroed.
-type Writer = fn(&View, &mut [f32]);
-
 /// A row of a table: one plane group, defined here and nowhere else.
 struct Group {
     name: &'static str,
     labels: Labels,
     /// `{}` stands for the plane's label.
     meaning: &'static str,
-    write: Writer,
+    /// The row's writer, which writes the group's planes (`set`, `fill`:
+    /// plane `k` of the group), compiled for each kind of output (`group!`).
+    dense: fn(&View, &mut DensePlanes<'_>),
+    sparse: fn(&View, &mut SparsePlanes<'_>),
 }
 
 const T12: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
@@ -295,17 +294,25 @@ const T11U: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, UNKNOWN];
 const T11B: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11];
 const T13: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, EMPTY, UNKNOWN];
 
-const fn group(name: &'static str, labels: Labels, meaning: &'static str, write: Writer) -> Group {
-    Group { name, labels, meaning, write }
+/// A row: the writer is written once and compiled for dense and for
+/// sparse output, so that neither pays for the other at each value.
+macro_rules! group {
+    ($name:expr, $labels:expr, $meaning:expr, |$v:ident, $out:ident| $body:expr $(,)?) => {
+        Group { name: $name, labels: $labels, meaning: $meaning, dense: |$v, $out| $body, sparse: |$v, $out| $body }
+    };
+    ($name:expr, $labels:expr, $meaning:expr, $write:ident $(,)?) => {
+        group!($name, $labels, $meaning, |v, out| $write(v, out))
+    };
 }
 
 /// The groups both sets have, one definition each.
-const OWN: Group = group("own", Labels::Codes(T12), "1 where an own {} stands", write_own);
-const EMPTY_SQUARES: Group = group("empty", Labels::One, "1 on empty squares (not lakes)", write_empty);
-const OWN_MOVED: Group = group("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved);
+const OWN: Group = group!("own", Labels::Codes(T12), "1 where an own {} stands", write_own);
+const EMPTY_SQUARES: Group = group!("empty", Labels::One, "1 on empty squares (not lakes)", write_empty);
+const OWN_MOVED: Group =
+    group!("own_moved", Labels::One, "1 where an own piece that has moved stands", write_own_moved);
 const PLY_FRACTION: Group =
-    group("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction);
-const BATTLELESS_FRACTION: Group = group(
+    group!("ply_fraction", Labels::One, "plies played / total-ply cap, on every square", write_ply_fraction);
+const BATTLELESS_FRACTION: Group = group!(
     "battleless_fraction",
     Labels::One,
     "plies since the last battle / battleless cap, on every square",
@@ -315,24 +322,24 @@ const BATTLELESS_FRACTION: Group = group(
 /// The compact set, 58 planes.
 const COMPACT: &[Group] = &[
     OWN,
-    group("revealed_opponent", Labels::Codes(T12), "1 where a revealed opponent {} stands", |v, out| {
+    group!("revealed_opponent", Labels::Codes(T12), "1 where a revealed opponent {} stands", |v, out| {
         for (cell, p) in v.pieces(Side::Opponent).filter(|(_, p)| p.revealed) {
             set(out, p.kind.index(), cell, 1.0);
         }
     }),
-    group("hidden_unmoved", Labels::One, "1 where a hidden opponent piece that never moved stands", |v, out| {
+    group!("hidden_unmoved", Labels::One, "1 where a hidden opponent piece that never moved stands", |v, out| {
         v.mark(out, Side::Opponent, |p| !p.revealed && !p.moved)
     }),
-    group("hidden_moved", Labels::One, "1 where a hidden opponent piece that has moved stands", |v, out| {
+    group!("hidden_moved", Labels::One, "1 where a hidden opponent piece that has moved stands", |v, out| {
         v.mark(out, Side::Opponent, |p| !p.revealed && p.moved)
     }),
     EMPTY_SQUARES,
-    group("lake", Labels::One, "1 on the eight lake squares", |v, out| {
+    group!("lake", Labels::One, "1 on the eight lake squares", |v, out| {
         for sq in LAKES {
             set(out, 0, v.cell(sq), 1.0);
         }
     }),
-    group(
+    group!(
         "belief",
         Labels::Codes(T12),
         "counting-prior probability that the hidden opponent piece on the square is a {} (0 elsewhere)",
@@ -345,22 +352,22 @@ const COMPACT: &[Group] = &[
         },
     ),
     OWN_MOVED,
-    group("own_revealed", Labels::One, "1 where an own piece the opponent has seen stands", |v, out| {
+    group!("own_revealed", Labels::One, "1 where an own piece the opponent has seen stands", |v, out| {
         v.mark(out, Side::Own, |p| p.revealed)
     }),
     PLY_FRACTION,
     BATTLELESS_FRACTION,
-    group("last_move_source", Labels::One, "1 on the source square of the last ply's move", |v, out| {
+    group!("last_move_source", Labels::One, "1 on the source square of the last ply's move", |v, out| {
         if let Some(last) = v.state.history().last() {
             set(out, 0, v.cell(last.mv.from), 1.0);
         }
     }),
-    group("last_move_destination", Labels::One, "1 on the destination square of the last ply's move", |v, out| {
+    group!("last_move_destination", Labels::One, "1 on the destination square of the last ply's move", |v, out| {
         if let Some(last) = v.state.history().last() {
             set(out, 0, v.cell(last.mv.to), 1.0);
         }
     }),
-    group(
+    group!(
         "own_remaining",
         Labels::Codes(T12),
         "own {} pieces still on the board / own {} pieces at the start (0 if the army has none), on every square",
@@ -378,125 +385,125 @@ const COMPACT: &[Group] = &[
 /// The full set, 488 planes (the Ataraxos numbering).
 const FULL: &[Group] = &[
     OWN,
-    group(
+    group!(
         "opponent",
         Labels::Codes(T12),
         "probability that the opponent piece on the square is a {}: one-hot if revealed, the counting prior if hidden",
         |v, out| v.type_probabilities(out, Side::Opponent, v.prior()),
     ),
-    group(
+    group!(
         "own_seen_by_opponent",
         Labels::Codes(T12),
         "what the opponent can infer: probability, under its counting prior, that the own piece on the square is a {}",
         |v, out| v.type_probabilities(out, Side::Own, v.opponent_prior()),
     ),
-    group("own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands", |v, out| v.mark(out, Side::Own, |p| !p.revealed)),
-    group("opponent_hidden", Labels::One, "1 where a hidden opponent piece stands", |v, out| v.mark(out, Side::Opponent, |p| !p.revealed)),
+    group!("own_hidden", Labels::One, "1 where an own piece the opponent has not seen stands", |v, out| v.mark(out, Side::Own, |p| !p.revealed)),
+    group!("opponent_hidden", Labels::One, "1 where a hidden opponent piece stands", |v, out| v.mark(out, Side::Opponent, |p| !p.revealed)),
     EMPTY_SQUARES,
     OWN_MOVED,
-    group("opponent_moved", Labels::One, "1 where an opponent piece that has moved stands", |v, out| v.mark(out, Side::Opponent, |p| p.moved)),
+    group!("opponent_moved", Labels::One, "1 where an opponent piece that has moved stands", |v, out| v.mark(out, Side::Opponent, |p| p.moved)),
     PLY_FRACTION,
     BATTLELESS_FRACTION,
-    group(
+    group!(
         "we_threatened",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once ended a move next to an opponent piece seen as {}",
         |v, out| v.history_codes(out, Side::Own, T11U, |h| h.threatened),
     ),
-    group(
+    group!(
         "we_evaded",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once moved away from an opponent piece seen as {} that had just moved next to it",
         |v, out| v.history_codes(out, Side::Own, T11U, |h| h.evaded),
     ),
-    group(
+    group!(
         "we_actively_adjacent",
         Labels::Codes(T11U),
         "on each own hidden piece: 1 if it once stood, during our turn, next to an opponent piece seen as {}",
         |v, out| v.history_codes(out, Side::Own, T11U, |h| h.actively_adjacent),
     ),
-    group(
+    group!(
         "they_threatened",
         Labels::Codes(T11U),
         "the same as we_threatened for opponent hidden pieces (own pieces as the opponent saw them: {})",
         |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.threatened),
     ),
-    group(
+    group!(
         "they_evaded",
         Labels::Codes(T11U),
         "the same as we_evaded for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.evaded),
     ),
-    group(
+    group!(
         "they_actively_adjacent",
         Labels::Codes(T11U),
         "the same as we_actively_adjacent for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T11U, |h| h.actively_adjacent),
     ),
-    group("own_dead", Labels::Codes(T11B), "1 on the starting square of each own dead {}", |v, out| {
+    group!("own_dead", Labels::Codes(T11B), "1 on the starting square of each own dead {}", |v, out| {
         v.dead(out, Side::Own)
     }),
-    group("opponent_dead", Labels::Codes(T11B), "1 on the starting square of each opponent dead {}", |v, out| {
+    group!("opponent_dead", Labels::Codes(T11B), "1 on the starting square of each opponent dead {}", |v, out| {
         v.dead(out, Side::Opponent)
     }),
-    group(
+    group!(
         "own_death",
         Labels::Causes,
         "1 on the square where an own piece died, by cause (0-5, see the death causes) and type: {}",
         |v, out| v.death_causes(out, Side::Own),
     ),
-    group("opponent_death", Labels::Causes, "the same for opponent pieces: {}", |v, out| {
+    group!("opponent_death", Labels::Causes, "the same for opponent pieces: {}", |v, out| {
         v.death_causes(out, Side::Opponent)
     }),
-    group(
+    group!(
         "our_protected",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it once protected a {}",
         |v, out| v.history_codes(out, Side::Own, T13, |h| h.protected),
     ),
-    group(
+    group!(
         "our_protected_against",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it once protected something against a {}",
         |v, out| v.history_codes(out, Side::Own, T13, |h| h.protected_against),
     ),
-    group(
+    group!(
         "our_was_protected_by",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it was once protected by a {}",
         |v, out| v.history_codes(out, Side::Own, T13, |h| h.was_protected_by),
     ),
-    group(
+    group!(
         "our_was_protected_against",
         Labels::Codes(T13),
         "on each own hidden piece: 1 if it was once protected against a {}",
         |v, out| v.history_codes(out, Side::Own, T13, |h| h.was_protected_against),
     ),
-    group(
+    group!(
         "their_protected",
         Labels::Codes(T13),
         "the same as our_protected for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.protected),
     ),
-    group(
+    group!(
         "their_protected_against",
         Labels::Codes(T13),
         "the same as our_protected_against for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.protected_against),
     ),
-    group(
+    group!(
         "their_was_protected_by",
         Labels::Codes(T13),
         "the same as our_was_protected_by for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.was_protected_by),
     ),
-    group(
+    group!(
         "their_was_protected_against",
         Labels::Codes(T13),
         "the same as our_was_protected_against for opponent hidden pieces ({})",
         |v, out| v.history_codes(out, Side::Opponent, T13, |h| h.was_protected_against),
     ),
-    group(
+    group!(
         "start_square",
         Labels::StartSquares,
         "1 where the piece standing on the square started on cell {} (acting player's frame; `none`: no piece)",
@@ -510,7 +517,7 @@ const FULL: &[Group] = &[
             }
         },
     ),
-    group(
+    group!(
         "move",
         Labels::Moves,
         "the move {} plies ago: -1 on its source, +1 on its destination (0 before the game began)",
@@ -526,13 +533,13 @@ const FULL: &[Group] = &[
 
 // The writers of the groups that both layouts share.
 
-fn write_own(v: &View, out: &mut [f32]) {
+fn write_own(v: &View, out: &mut impl Planes) {
     for (cell, p) in v.pieces(Side::Own) {
         set(out, p.kind.index(), cell, 1.0);
     }
 }
 
-fn write_empty(v: &View, out: &mut [f32]) {
+fn write_empty(v: &View, out: &mut impl Planes) {
     for sq in Square::all() {
         if v.state.board()[sq].is_none() && !sq.is_lake() {
             set(out, 0, v.cell(sq), 1.0);
@@ -540,26 +547,137 @@ fn write_empty(v: &View, out: &mut [f32]) {
     }
 }
 
-fn write_own_moved(v: &View, out: &mut [f32]) {
+fn write_own_moved(v: &View, out: &mut impl Planes) {
     v.mark(out, Side::Own, |p| p.moved);
 }
 
-fn write_ply_fraction(v: &View, out: &mut [f32]) {
+fn write_ply_fraction(v: &View, out: &mut impl Planes) {
     fill(out, 0, v.state.ply() as f32 / v.state.rules().max_plies as f32);
 }
 
-fn write_battleless_fraction(v: &View, out: &mut [f32]) {
+fn write_battleless_fraction(v: &View, out: &mut impl Planes) {
     fill(out, 0, v.state.battleless() as f32 / v.state.rules().max_battleless_plies as f32);
 }
 
 /// Plane `k`, cell `cell` of a group's planes.
-fn set(out: &mut [f32], k: usize, cell: usize, value: f32) {
-    out[k * Square::COUNT + cell] = value;
+#[inline(always)]
+fn set(out: &mut impl Planes, k: usize, cell: usize, value: f32) {
+    out.set(k * Square::COUNT + cell, value);
 }
 
 /// Every cell of a group's plane `k`.
-fn fill(out: &mut [f32], k: usize, value: f32) {
-    out[k * Square::COUNT..(k + 1) * Square::COUNT].fill(value);
+fn fill(out: &mut impl Planes, k: usize, value: f32) {
+    out.fill(k * Square::COUNT..(k + 1) * Square::COUNT, value);
+}
+
+/// Where a group's writer puts its values. Either way a writer reaches
+/// only its group's values (an index past them panics, as a slice would).
+trait Planes {
+    /// Value `i` of the group.
+    fn set(&mut self, i: usize, value: f32);
+
+    /// Values `range` of the group.
+    fn fill(&mut self, range: Range<usize>, value: f32);
+}
+
+/// The group's own slice of a zeroed dense observation.
+struct DensePlanes<'o>(&'o mut [f32]);
+
+impl Planes for DensePlanes<'_> {
+    #[inline(always)]
+    fn set(&mut self, i: usize, value: f32) {
+        self.0[i] = value;
+    }
+
+    fn fill(&mut self, range: Range<usize>, value: f32) {
+        self.0[range].fill(value);
+    }
+}
+
+/// The entries of a sparse observation; the group's values are
+/// `base..base + len` of the observation.
+struct SparsePlanes<'o> {
+    out: &'o mut SparseObservation,
+    base: usize,
+    len: usize,
+}
+
+impl Planes for SparsePlanes<'_> {
+    #[inline(always)]
+    fn set(&mut self, i: usize, value: f32) {
+        assert!(i < self.len, "value {i} is outside its group of {}", self.len);
+        self.out.set(self.base + i, value);
+    }
+
+    fn fill(&mut self, range: Range<usize>, value: f32) {
+        range.for_each(|i| self.set(i, value));
+    }
+}
+
+/// One observation stored sparse: the values a layout's writers set, by
+/// index (`plane * 100 + cell`), each index once, in the order written;
+/// every value not listed is 0. It holds exactly what the dense
+/// observation holds (`to_dense`), without the dense buffer's 4 bytes for
+/// each of the full layout's 48,800 values, most of them 0: a batch of
+/// these is what the full layout costs to write and to move when only its
+/// non-zero values travel (to an accelerator that scatters them, say).
+/// `Encoder::write_sparse` fills it; reuse it to avoid allocating.
+#[derive(Clone, Debug, Default)]
+pub struct SparseObservation {
+    indices: Vec<u32>,
+    values: Vec<f32>,
+    /// The layout's number of values.
+    size: usize,
+}
+
+impl SparseObservation {
+    pub fn new() -> SparseObservation {
+        SparseObservation::default()
+    }
+
+    /// The indices of the values held, each once.
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    /// The values, in the order of `indices`.
+    pub fn values(&self) -> &[f32] {
+        &self.values
+    }
+
+    /// The number of values the dense observation has (the layout's size).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The dense observation, written into `out` (`size()` floats).
+    pub fn to_dense(&self, out: &mut [f32]) -> Result<(), Error> {
+        if out.len() != self.size {
+            return Err(Error::BufferLength { what: "observation", found: out.len(), expected: self.size });
+        }
+        out.fill(0.0);
+        for (&i, &value) in self.indices.iter().zip(&self.values) {
+            out[i as usize] = value;
+        }
+        Ok(())
+    }
+
+    /// Forgets the last observation and starts one of `size` values.
+    fn begin(&mut self, size: usize) {
+        self.indices.clear();
+        self.values.clear();
+        self.size = size;
+    }
+
+    /// Sets value `i`, which no writer sets twice (`View::death_causes`
+    /// sees to the one group that could); a 0 stays implicit.
+    #[inline(always)]
+    fn set(&mut self, i: usize, value: f32) {
+        if value != 0.0 {
+            self.indices.push(i as u32);
+            self.values.push(value);
+        }
+    }
 }
 
 /// Whose pieces, from the viewer's side.
@@ -613,7 +731,7 @@ impl<'a> View<'a> {
 
     /// 1 (on the group's one plane) where a piece of `side` for which `which`
     /// holds stands.
-    fn mark(&self, out: &mut [f32], side: Side, which: fn(&Piece) -> bool) {
+    fn mark(&self, out: &mut impl Planes, side: Side, which: fn(&Piece) -> bool) {
         for (cell, _) in self.pieces(side).filter(|(_, p)| which(p)) {
             set(out, 0, cell, 1.0);
         }
@@ -622,7 +740,7 @@ impl<'a> View<'a> {
     /// On each piece of `side`, by type: one-hot if it is revealed, else
     /// `prior`'s distribution for it (the prior of the side that does not
     /// own it).
-    fn type_probabilities(&self, out: &mut [f32], side: Side, prior: &CountingPrior) {
+    fn type_probabilities(&self, out: &mut impl Planes, side: Side, prior: &CountingPrior) {
         for (cell, p) in self.pieces(side) {
             if p.revealed {
                 set(out, p.kind.index(), cell, 1.0);
@@ -650,7 +768,7 @@ impl<'a> View<'a> {
     /// On each hidden piece of `side`, the codes of one of its interaction
     /// histories. Interaction histories are shown only for pieces still
     /// hidden: a revealed piece's type says more than its history.
-    fn history_codes(&self, out: &mut [f32], side: Side, codes: &[u8], set_of: fn(&PieceHistory) -> u16) {
+    fn history_codes(&self, out: &mut impl Planes, side: Side, codes: &[u8], set_of: fn(&PieceHistory) -> u16) {
         let history = self.history();
         // `codes` ascend, so a code's plane is the number of the group's
         // codes below it: walk the set bits alone.
@@ -666,7 +784,7 @@ impl<'a> View<'a> {
     }
 
     /// `side`'s dead pieces by type (T11B) on their starting squares.
-    fn dead(&self, out: &mut [f32], side: Side) {
+    fn dead(&self, out: &mut impl Planes, side: Side) {
         let color = self.color(side);
         for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
             let code = death.piece.kind.index() as u8;
@@ -677,13 +795,21 @@ impl<'a> View<'a> {
     }
 
     /// `side`'s deaths of movable pieces by cause and type, on the square of the battle.
-    fn death_causes(&self, out: &mut [f32], side: Side) {
+    fn death_causes(&self, out: &mut impl Planes, side: Side) {
         let color = self.color(side);
+        // Two pieces of one type can die by one cause on one square: each
+        // value is set once all the same, since a sparse observation lists
+        // what is set. One bit per value of the group.
+        let mut done = [0u64; (DeathCause::COUNT * T10.len() * Square::COUNT).div_ceil(64)];
         for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
             let code = death.piece.kind.index() as u8;
             if let Some(t) = T10.iter().position(|&c| c == code) {
-                let cause = DeathCause::of(death) as usize;
-                set(out, cause * T10.len() + t, self.cell(death.square), 1.0);
+                let (plane, cell) = (DeathCause::of(death) as usize * T10.len() + t, self.cell(death.square));
+                let i = plane * Square::COUNT + cell;
+                if done[i / 64] & 1 << (i % 64) == 0 {
+                    done[i / 64] |= 1 << (i % 64);
+                    set(out, plane, cell, 1.0);
+                }
             }
         }
     }
@@ -710,18 +836,38 @@ impl<'a> Encoder<'a> {
         if out.len() != layout.size() {
             return Err(Error::BufferLength { what: "observation", found: out.len(), expected: layout.size() });
         }
-        if layout.needs_history() && self.history.is_none() {
-            return Err(Error::Layout(format!(
-                "the {layout} layout needs the game's piece histories (HistoryFeatures)"
-            )));
-        }
+        self.check_history(layout)?;
         out.fill(0.0);
         let view = View::new(self.state, self.viewer, self.history);
         let mut rest = out;
         for g in layout.table().groups {
             let (planes, tail) = rest.split_at_mut(g.labels.len() * Square::COUNT);
-            (g.write)(&view, planes);
+            (g.dense)(&view, &mut DensePlanes(planes));
             rest = tail;
+        }
+        Ok(())
+    }
+
+    /// Writes the observation of `layout` into `out` sparse: the same values
+    /// as `write`, without a dense buffer to clear and fill.
+    pub fn write_sparse(&self, layout: Layout, out: &mut SparseObservation) -> Result<(), Error> {
+        self.check_history(layout)?;
+        out.begin(layout.size());
+        let view = View::new(self.state, self.viewer, self.history);
+        let mut base = 0;
+        for g in layout.table().groups {
+            let len = g.labels.len() * Square::COUNT;
+            (g.sparse)(&view, &mut SparsePlanes { out: &mut *out, base, len });
+            base += len;
+        }
+        Ok(())
+    }
+
+    fn check_history(&self, layout: Layout) -> Result<(), Error> {
+        if layout.needs_history() && self.history.is_none() {
+            return Err(Error::Layout(format!(
+                "the {layout} layout needs the game's piece histories (HistoryFeatures)"
+            )));
         }
         Ok(())
     }

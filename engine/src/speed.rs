@@ -9,11 +9,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::action::ActionId;
 use crate::history::HistoryFeatures;
-use crate::obs::{Encoder, Layout};
+use crate::obs::{Encoder, Layout, SparseObservation};
 use crate::playout::{play_randomly, random_playouts, random_position, PlayoutStats};
 use crate::rules::Ruleset;
 use crate::state::State;
-use crate::vecenv::VecEnv;
+use crate::vecenv::{SparseBatch, VecEnv};
 
 /// Speed of random playouts under one ruleset, over several rounds.
 #[derive(Clone, Debug)]
@@ -148,16 +148,7 @@ pub fn measure_parallel_playouts(threads: usize, plies_per_thread: u64, seed: u6
 /// of mid-game states (random games cut at random plies), into one reused
 /// buffer. Returns (observations per second, bytes per observation).
 pub fn measure_observations(layout: Layout, observations: usize, seed: u64) -> (f64, usize) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let states: Vec<(State, HistoryFeatures)> = (0..64)
-        .map(|_| {
-            let mut state = random_position(Ruleset::classic(), 0, &mut rng);
-            let plies = rand::Rng::random_range(&mut rng, 0..300);
-            play_randomly(&mut state, plies, &mut rng);
-            let history = HistoryFeatures::from_state(&state);
-            (state, history)
-        })
-        .collect();
+    let states = mid_game_states(seed);
     let mut out = vec![0.0f32; layout.size()];
     let start = Instant::now();
     for i in 0..observations {
@@ -168,20 +159,63 @@ pub fn measure_observations(layout: Layout, observations: usize, seed: u64) -> (
     (observations as f64 / start.elapsed().as_secs_f64(), layout.size() * 4)
 }
 
+/// `measure_observations` written sparse (`Encoder::write_sparse`) into one
+/// reused `SparseObservation`. Returns (observations per second, the mean
+/// number of values listed: 8 bytes each).
+pub fn measure_sparse_observations(layout: Layout, observations: usize, seed: u64) -> (f64, f64) {
+    let states = mid_game_states(seed);
+    let mut out = SparseObservation::new();
+    let mut listed = 0;
+    let start = Instant::now();
+    for i in 0..observations {
+        let (state, history) = &states[i % states.len()];
+        Encoder::new(state, state.to_move(), Some(history)).write_sparse(layout, &mut out).expect("a valid layout");
+        listed += std::hint::black_box(&out).values().len();
+    }
+    (observations as f64 / start.elapsed().as_secs_f64(), listed as f64 / observations.max(1) as f64)
+}
+
+/// 64 mid-game states (random games cut at random plies) with their
+/// histories.
+fn mid_game_states(seed: u64) -> Vec<(State, HistoryFeatures)> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..64)
+        .map(|_| {
+            let mut state = random_position(Ruleset::classic(), 0, &mut rng);
+            let plies = rand::Rng::random_range(&mut rng, 0..300);
+            play_randomly(&mut state, plies, &mut rng);
+            let history = HistoryFeatures::from_state(&state);
+            (state, history)
+        })
+        .collect()
+}
+
 /// A `VecEnv` of `batch` games doing `steps` rounds of: sample an action per
 /// game, step, observe all in `layout`, write the legal masks. Returns game
 /// steps (one action in one game) per second, with rayon's current threads.
 pub fn measure_vecenv(layout: Layout, batch: usize, steps: usize, seed: u64) -> f64 {
+    let mut obs = vec![0.0f32; batch * layout.size()];
+    timed_vecenv(batch, steps, seed, |env| env.observe(layout, &mut obs).expect("the buffer fits"))
+}
+
+/// `measure_vecenv` with the observations written sparse
+/// (`VecEnv::observe_sparse`).
+pub fn measure_vecenv_sparse(layout: Layout, batch: usize, steps: usize, seed: u64) -> f64 {
+    let mut obs = SparseBatch::new();
+    timed_vecenv(batch, steps, seed, |env| env.observe_sparse(layout, &mut obs).expect("a valid layout"))
+}
+
+/// The loop of `measure_vecenv`, observing with `observe`.
+fn timed_vecenv(batch: usize, steps: usize, seed: u64, mut observe: impl FnMut(&VecEnv)) -> f64 {
     let mut env = VecEnv::new(Ruleset::classic(), batch, seed).expect("a valid batch");
     let mut actions: Vec<ActionId> = vec![0; batch];
-    let mut obs = vec![0.0f32; batch * layout.size()];
     let mut mask = vec![false; batch * crate::action::NUM_ACTIONS];
     let mut finished = Vec::with_capacity(batch);
     let start = Instant::now();
     for _ in 0..steps {
         env.sample_actions(&mut actions).expect("the buffer fits");
         env.step(&actions, &mut finished).expect("sampled actions are legal");
-        env.observe(layout, &mut obs).expect("the buffer fits");
+        observe(&env);
         env.legal_mask(&mut mask).expect("the buffer fits");
     }
     (batch * steps) as f64 / start.elapsed().as_secs_f64()

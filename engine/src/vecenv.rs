@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use crate::action::{ActionId, NUM_ACTIONS};
 use crate::error::{Error, Refusal};
 use crate::history::HistoryFeatures;
-use crate::obs::{Encoder, Layout};
+use crate::obs::{Encoder, Layout, SparseObservation};
 use crate::piece::{Color, PieceSet};
 use crate::position::Board;
 use crate::record::GameRecord;
@@ -33,6 +33,66 @@ pub fn write_belief_targets(state: &State, out: &mut [i32]) {
     for (sq, p) in state.board().pieces() {
         if p.color != viewer && !p.revealed {
             out[sq.in_frame(viewer).index()] = p.kind.index() as i32;
+        }
+    }
+}
+
+/// A batch of observations stored sparse, as compressed rows: observation
+/// `b`'s values are entries `offsets[b]..offsets[b + 1]` of `indices` (into
+/// its `size` values, `plane * 100 + cell`) and `values`, each index at most
+/// once per observation; every other value is 0. `VecEnv::observe_sparse`
+/// writes it; reuse it to avoid allocating.
+#[derive(Clone, Debug, Default)]
+pub struct SparseBatch {
+    layout: Option<Layout>,
+    offsets: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f32>,
+    /// Each game's observation, written in parallel, then gathered.
+    rows: Vec<SparseObservation>,
+}
+
+impl SparseBatch {
+    pub fn new() -> SparseBatch {
+        SparseBatch::default()
+    }
+
+    /// The layout of the last observations written (none before the first).
+    pub fn layout(&self) -> Option<Layout> {
+        self.layout
+    }
+
+    /// B + 1 offsets into `indices` and `values`, from 0 to their length.
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    pub fn indices(&self) -> &[u32] {
+        &self.indices
+    }
+
+    pub fn values(&self) -> &[f32] {
+        &self.values
+    }
+
+    /// The dense batch, `[B, C, 10, 10]`, written into `out`.
+    pub fn to_dense(&self, out: &mut [f32]) -> Result<(), Error> {
+        let size = self.layout.map_or(0, Layout::size);
+        VecEnv::check_len("observation", out, self.rows.len() * size)?;
+        out.par_chunks_mut(size.max(1)).zip(self.rows.par_iter()).try_for_each(|(chunk, row)| row.to_dense(chunk))
+    }
+
+    /// Concatenates the rows.
+    fn gather(&mut self, layout: Layout) {
+        self.layout = Some(layout);
+        self.offsets.clear();
+        self.indices.clear();
+        self.values.clear();
+        self.offsets.push(0);
+        for row in &self.rows {
+            self.indices.extend_from_slice(row.indices());
+            self.values.extend_from_slice(row.values());
+            self.offsets.push(self.indices.len());
         }
     }
 }
@@ -160,6 +220,18 @@ impl VecEnv {
         out.par_chunks_mut(layout.size()).zip(self.envs.par_iter()).try_for_each(|(chunk, env)| {
             Encoder::new(&env.state, env.state.to_move(), Some(&env.history)).write(layout, chunk)
         })
+    }
+
+    /// Each game's observation for its side to move, sparse (see
+    /// `SparseBatch`): the values `observe` writes, without the dense
+    /// batch's zeros.
+    pub fn observe_sparse(&self, layout: Layout, out: &mut SparseBatch) -> Result<(), Error> {
+        out.rows.resize_with(self.envs.len(), SparseObservation::new);
+        out.rows.par_iter_mut().zip(self.envs.par_iter()).try_for_each(|(row, env)| {
+            Encoder::new(&env.state, env.state.to_move(), Some(&env.history)).write_sparse(layout, row)
+        })?;
+        out.gather(layout);
+        Ok(())
     }
 
     /// Each game's legal-action mask: `[B, 1800]`.

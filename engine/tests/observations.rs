@@ -236,6 +236,100 @@ fn a_batch_overwrites_whatever_its_buffer_held() {
     });
 }
 
+/// Whether two pieces of one colour and type died by one cause on one
+/// square: the full layout's death planes then set one value twice.
+fn has_a_repeated_death(state: &State) -> bool {
+    let key = |d: &stratego_engine::state::Death| {
+        (d.piece.color, d.piece.kind, stratego_engine::history::DeathCause::of(d) as usize, d.square)
+    };
+    let deaths: Vec<_> = state.deaths().iter().map(key).collect();
+    deaths.iter().enumerate().any(|(i, k)| deaths[..i].contains(k))
+}
+
+#[test]
+fn sparse_observations_hold_exactly_the_dense_values() {
+    // One reused sparse observation for every state, layout and viewer: each
+    // write forgets the last one. Early and late states, so that the death
+    // planes meet a value set twice.
+    let mut sparse = stratego_engine::SparseObservation::new();
+    let mut repeated = 0;
+    for seed in 0..60u64 {
+        let state = random_state(seed, [0, 5, 150, 600, 2000][seed as usize % 5]);
+        repeated += has_a_repeated_death(&state) as usize;
+        let history = HistoryFeatures::from_state(&state);
+        for layout in Layout::ALL {
+            for viewer in Color::BOTH {
+                let encoder = Encoder::new(&state, viewer, Some(&history));
+                let mut dense = vec![f32::NAN; layout.size()];
+                encoder.write(layout, &mut dense).unwrap();
+                encoder.write_sparse(layout, &mut sparse).unwrap();
+                assert_eq!(sparse.size(), layout.size());
+                assert_eq!(sparse.indices().len(), sparse.values().len());
+                let mut seen = vec![false; layout.size()];
+                for (&i, &value) in sparse.indices().iter().zip(sparse.values()) {
+                    assert!(!std::mem::replace(&mut seen[i as usize], true), "index {i} listed twice");
+                    assert_eq!(value.to_bits(), dense[i as usize].to_bits(), "seed {seed}, {layout}, value {i}");
+                }
+                let unlisted_nonzero = dense.iter().zip(&seen).filter(|(v, s)| **v != 0.0 && !**s).count();
+                assert_eq!(unlisted_nonzero, 0, "seed {seed}, {layout}: every non-zero value is listed");
+                let mut back = vec![f32::NAN; layout.size()];
+                sparse.to_dense(&mut back).unwrap();
+                assert!(back.iter().zip(&dense).all(|(a, b)| a.to_bits() == b.to_bits()), "seed {seed}, {layout}");
+            }
+        }
+    }
+    assert!(repeated > 0, "some state sets a death value twice");
+    // The same refusals as the dense writer.
+    let state = random_state(1, 10);
+    assert!(Encoder::new(&state, Color::Red, None).write_sparse(Layout::Full, &mut sparse).is_err());
+    assert!(Encoder::new(&state, Color::Red, None).write_sparse(Layout::Compact, &mut sparse).is_ok());
+    assert!(matches!(sparse.to_dense(&mut [0.0; 10]), Err(Error::BufferLength { found: 10, .. })));
+}
+
+#[test]
+fn a_sparse_batch_matches_the_dense_batch_step_after_step() {
+    let batch = 12;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    pool.install(|| {
+        for layout in Layout::ALL {
+            let mut env = VecEnv::new(Ruleset { max_plies: 300, ..Ruleset::classic() }, batch, 5).unwrap();
+            let mut actions = vec![0u16; batch];
+            let mut finished = Vec::new();
+            let mut sparse = stratego_engine::SparseBatch::new();
+            assert_eq!(sparse.layout(), None);
+            let mut dense = vec![0.0; batch * layout.size()];
+            let mut back = vec![f32::NAN; batch * layout.size()];
+            for step in 0..400 {
+                env.sample_actions(&mut actions).unwrap();
+                env.step(&actions, &mut finished).unwrap();
+                if step % 40 != 39 {
+                    continue;
+                }
+                env.observe(layout, &mut dense).unwrap();
+                env.observe_sparse(layout, &mut sparse).unwrap();
+                assert_eq!(sparse.layout(), Some(layout));
+                let offsets = sparse.offsets();
+                assert_eq!(offsets.len(), batch + 1);
+                assert!(offsets[0] == 0 && offsets.windows(2).all(|w| w[0] <= w[1]));
+                assert_eq!(offsets[batch], sparse.indices().len());
+                assert_eq!(sparse.indices().len(), sparse.values().len());
+                for b in 0..batch {
+                    let row = &dense[b * layout.size()..][..layout.size()];
+                    let (start, end) = (offsets[b], offsets[b + 1]);
+                    let nonzero = row.iter().filter(|v| **v != 0.0).count();
+                    assert_eq!(end - start, nonzero, "step {step}, game {b}, {layout}");
+                    for (&i, &value) in sparse.indices()[start..end].iter().zip(&sparse.values()[start..end]) {
+                        assert_eq!(value.to_bits(), row[i as usize].to_bits());
+                    }
+                }
+                sparse.to_dense(&mut back).unwrap();
+                assert!(back.iter().zip(&dense).all(|(a, b)| a.to_bits() == b.to_bits()), "step {step}, {layout}");
+            }
+            assert!(sparse.to_dense(&mut back[1..]).is_err(), "a buffer of the wrong length is refused");
+        }
+    });
+}
+
 #[test]
 fn vecenv_is_reproducible_and_writes_consistent_buffers() {
     let run = |threads: usize| {

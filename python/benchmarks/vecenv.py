@@ -11,7 +11,10 @@ so a noisy shared machine disturbs both sides alike; the figure is the ratio.
 The OpenSpiel loop plays B `stratego` games one state at a time (legal
 actions, a random choice, `apply_action`, the mover's observation: the
 `observation_tensor` list for compact, the 488 planes of OpenSpiel's
-observer with `layout=full` for full).
+observer with `layout=full` for full). The full layout is measured twice:
+dense, and with `observations="sparse"` (the non-zero values alone, as
+`(offsets, indices, values)`), each against the engine's loop of the same
+kind.
 
     MATURIN_PEP517_ARGS="--profile release" python3 -m pip install ./python
     python3 python/benchmarks/vecenv.py            # B = 256, both layouts
@@ -30,8 +33,8 @@ import stratego_lab
 from stratego_lab import _core
 
 
-def python_vecenv(layout, batch, steps, seed):
-    env = stratego_lab.VecEnv(batch, layout=layout, seed=seed)
+def python_vecenv(layout, batch, steps, seed, observations="dense"):
+    env = stratego_lab.VecEnv(batch, layout=layout, seed=seed, observations=observations)
     start = time.perf_counter()
     for _ in range(steps):
         env.step(env.sample_actions())
@@ -83,23 +86,28 @@ def main():
     parser.add_argument("--openspiel-steps", type=int, default=4, help="steps of the OpenSpiel loop (default 4)")
     args = parser.parse_args()
     print(f"B = {args.batch}, {args.steps} steps per round, {args.rounds} alternating rounds")
-    print("| layout | round | Rust VecEnv steps/s | Python VecEnv steps/s | Python / Rust |")
-    print("|---|---|---|---|---|")
+    print("| layout | observations | round | Rust VecEnv steps/s | Python VecEnv steps/s | Python / Rust |")
+    print("|---|---|---|---|---|---|")
     summary = []
-    for layout in ["compact", "full"]:
+    spiel = {}
+    for layout, observations in [("compact", "dense"), ("full", "dense"), ("full", "sparse")]:
         ratios = []
         for r in range(args.rounds):
-            rust = _core.rust_vecenv_steps_per_second(layout, args.batch, args.steps, r)
-            py = python_vecenv(layout, args.batch, args.steps, r)
+            rust = _core.rust_vecenv_steps_per_second(layout, args.batch, args.steps, r, observations)
+            py = python_vecenv(layout, args.batch, args.steps, r, observations)
             ratios.append(py / rust)
-            print(f"| {layout} | {r + 1} | {rust:,.0f} | {py:,.0f} | {py / rust:.3f} |")
-        spiel = openspiel_loop(layout, args.batch, args.openspiel_steps, 0)
-        summary.append((layout, statistics.median(ratios), py, spiel))
+            print(f"| {layout} | {observations} | {r + 1} | {rust:,.0f} | {py:,.0f} | {py / rust:.3f} |")
+        if layout not in spiel:
+            spiel[layout] = openspiel_loop(layout, args.batch, args.openspiel_steps, 0)
+        summary.append((layout, observations, statistics.median(ratios), py, spiel[layout]))
     print()
-    print("| layout | median Python / Rust | Python VecEnv (last round) | OpenSpiel state loop | VecEnv / OpenSpiel |")
-    print("|---|---|---|---|---|")
-    for layout, ratio, py, spiel in summary:
-        print(f"| {layout} | {ratio:.3f} | {py:,.0f} steps/s | {spiel:,.0f} steps/s | {py / spiel:.0f}x |")
+    print(
+        "| layout | observations | median Python / Rust | Python VecEnv (last round) | OpenSpiel state loop "
+        "| VecEnv / OpenSpiel |"
+    )
+    print("|---|---|---|---|---|---|")
+    for layout, observations, ratio, py, loop in summary:
+        print(f"| {layout} | {observations} | {ratio:.3f} | {py:,.0f} steps/s | {loop:,.0f} steps/s | {py / loop:.0f}x |")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@
 
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::prelude::*;
-use stratego_engine::speed::measure_vecenv;
-use stratego_engine::vecenv::{FinishedGame, VecEnv as Engine};
+use stratego_engine::speed::{measure_vecenv, measure_vecenv_sparse};
+use stratego_engine::vecenv::{FinishedGame, SparseBatch, VecEnv as Engine};
 use stratego_engine::{ActionId, Layout, Ruleset, NUM_ACTIONS};
 use stratego_players::setup_policy::PolicySetups;
 use stratego_players::SetupPolicy;
@@ -25,12 +25,33 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// second on the threads of the current rayon pool: the anchor of the
 /// Python benchmark, measured in the same process.
 #[pyfunction]
-fn rust_vecenv_steps_per_second(py: Python<'_>, layout: &str, batch: usize, steps: usize, seed: u64) -> PyResult<f64> {
+#[pyo3(signature = (layout, batch, steps, seed, observations = "dense"))]
+fn rust_vecenv_steps_per_second(
+    py: Python<'_>,
+    layout: &str,
+    batch: usize,
+    steps: usize,
+    seed: u64,
+    observations: &str,
+) -> PyResult<f64> {
     let layout = parse_layout(layout)?;
     if batch == 0 || steps == 0 {
         return Err(value_error("batch and steps must be at least 1"));
     }
-    Ok(py.detach(|| measure_vecenv(layout, batch, steps, seed)))
+    let measure = match parse_observations(observations)? {
+        None => measure_vecenv,
+        Some(_) => measure_vecenv_sparse,
+    };
+    Ok(py.detach(|| measure(layout, batch, steps, seed)))
+}
+
+/// `"dense"` (no sparse batch) or `"sparse"`.
+fn parse_observations(observations: &str) -> PyResult<Option<SparseBatch>> {
+    match observations {
+        "dense" => Ok(None),
+        "sparse" => Ok(Some(SparseBatch::new())),
+        other => Err(value_error(format!("observations {other:?} is neither \"dense\" nor \"sparse\""))),
+    }
 }
 
 /// The actions as a contiguous int64 array: taken as they are when they
@@ -55,6 +76,7 @@ fn int64_actions<'py>(py: Python<'py>, actions: &Bound<'py, PyAny>) -> PyResult<
 
 /// The arrays a step writes, allocated once.
 struct Buffers {
+    /// The dense observations; `[B, 0, 10, 10]` when they are sparse.
     obs: Py<PyArray4<f32>>,
     legal: Py<PyArray2<bool>>,
     rewards: Py<PyArray1<f32>>,
@@ -70,7 +92,8 @@ struct Buffers {
 /// to about 21,800 games.
 const MAX_BUFFER_BYTES: usize = 4 << 30;
 
-/// The bytes of the arrays `step` writes for `batch` games in `layout`.
+/// The bytes of the arrays `step` writes for `batch` games in `layout`
+/// (dense: sparse observations take a small share of that).
 fn buffer_bytes(batch: usize, layout: Layout) -> usize {
     let per_game = layout.channels() * 100 * size_of::<f32>()
         + NUM_ACTIONS * size_of::<bool>()
@@ -99,6 +122,20 @@ fn check_buffer_bytes(batch: usize, layout: Layout) -> PyResult<()> {
     )))
 }
 
+/// Writes the observations into the dense array, or sparse when `sparse`
+/// is there.
+fn observe(
+    env: &Engine,
+    layout: Layout,
+    sparse: &mut Option<SparseBatch>,
+    obs: &mut [f32],
+) -> Result<(), stratego_engine::Error> {
+    match sparse {
+        Some(batch) => env.observe_sparse(layout, batch),
+        None => env.observe(layout, obs),
+    }
+}
+
 /// B games of Stratego stepped together (see python/stratego_lab/vecenv.py
 /// for the Python face).
 #[pyclass(module = "stratego_lab._core")]
@@ -110,6 +147,8 @@ pub struct VecEnv {
     seed: u64,
     env: Engine,
     buffers: Buffers,
+    /// Where the observations go when they are sparse (`observations="sparse"`).
+    sparse: Option<SparseBatch>,
     finished: Vec<FinishedGame>,
     actions: Vec<ActionId>,
 }
@@ -131,13 +170,30 @@ impl VecEnv {
             legal.as_slice_mut().expect("our arrays are contiguous"),
             to_play.as_slice_mut().expect("our arrays are contiguous"),
         );
-        let (env, layout) = (&self.env, self.layout);
+        let (env, layout, sparse) = (&self.env, self.layout, &mut self.sparse);
         py.detach(|| {
-            env.observe(layout, obs)?;
+            observe(env, layout, sparse, obs)?;
             env.legal_mask(legal)?;
             env.current_players(to_play)
         })
         .map_err(value_error)
+    }
+
+    /// The observations as `step` returns them: the dense array, or a tuple
+    /// `(offsets, indices, values)` of new arrays.
+    fn observations<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match &self.sparse {
+            None => self.buffers.obs.bind(py).clone().into_any(),
+            Some(batch) => {
+                let offsets = PyArray1::from_iter(py, batch.offsets().iter().map(|&o| o as i64));
+                // A layout has fewer than 2^31 values.
+                let indices = PyArray1::from_iter(py, batch.indices().iter().map(|&i| i as i32));
+                let values = PyArray1::from_slice(py, batch.values());
+                pyo3::types::PyTuple::new(py, [offsets.as_any(), indices.as_any(), values.as_any()])
+                    .expect("a tuple of three arrays")
+                    .into_any()
+            }
+        }
     }
 
     fn outputs<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyTuple> {
@@ -145,7 +201,7 @@ impl VecEnv {
         pyo3::types::PyTuple::new(
             py,
             [
-                b.obs.bind(py).as_any(),
+                &self.observations(py),
                 b.legal.bind(py).as_any(),
                 b.rewards.bind(py).as_any(),
                 b.done.bind(py).as_any(),
@@ -161,9 +217,13 @@ impl VecEnv {
     /// `batch` games under `rules` (canonical text or `classic`/`barrage`),
     /// observed in `layout` (`compact` or `full`), with setups from `setups`
     /// (`random` or `handcrafted`), seeded: the same seed gives the same
-    /// games.
+    /// games. `observations="sparse"` returns each step's observations as
+    /// `(offsets, indices, values)` instead of the dense `[B, C, 10, 10]`
+    /// array: game `b`'s non-zero values are `values[offsets[b]:offsets[b + 1]]`
+    /// at the flat indices (`plane * 100 + cell`) beside them; every other
+    /// value is 0. The same values, without writing (or moving) the zeros.
     #[new]
-    #[pyo3(signature = (batch, rules = None, layout = "compact", setups = "random", seed = 0))]
+    #[pyo3(signature = (batch, rules = None, layout = "compact", setups = "random", seed = 0, observations = "dense"))]
     fn new(
         py: Python<'_>,
         batch: usize,
@@ -171,6 +231,7 @@ impl VecEnv {
         layout: &str,
         setups: &str,
         seed: u64,
+        observations: &str,
     ) -> PyResult<VecEnv> {
         const MAX_BATCH: usize = 1 << 16;
         if !(1..=MAX_BATCH).contains(&batch) {
@@ -179,10 +240,12 @@ impl VecEnv {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
         let layout = parse_layout(layout)?;
         let policy = parse_setup_policy(setups)?;
+        let sparse = parse_observations(observations)?;
         check_buffer_bytes(batch, layout)?;
         let env = VecEnv::engine(rules, policy, batch, seed)?;
+        let channels = if sparse.is_some() { 0 } else { layout.channels() };
         let buffers = Buffers {
-            obs: PyArray4::<f32>::zeros(py, [batch, layout.channels(), 10, 10], false).unbind(),
+            obs: PyArray4::<f32>::zeros(py, [batch, channels, 10, 10], false).unbind(),
             legal: PyArray2::<bool>::zeros(py, [batch, NUM_ACTIONS], false).unbind(),
             rewards: PyArray1::<f32>::zeros(py, batch, false).unbind(),
             done: PyArray1::<bool>::zeros(py, batch, false).unbind(),
@@ -197,6 +260,7 @@ impl VecEnv {
             seed,
             env,
             buffers,
+            sparse,
             finished: Vec::with_capacity(batch),
             actions: vec![0; batch],
         };
@@ -217,7 +281,7 @@ impl VecEnv {
         b.rewards.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(0.0);
         b.done.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(false);
         b.reason.bind(py).readwrite().as_slice_mut().expect("contiguous").fill(-1);
-        Ok((b.obs.bind(py).clone().into_any(), b.legal.bind(py).clone().into_any()))
+        Ok((self.observations(py), b.legal.bind(py).clone().into_any()))
     }
 
     /// Plays one action per game (ids in each mover's frame) and returns
@@ -255,7 +319,8 @@ impl VecEnv {
             reason.as_slice_mut().expect("our arrays are contiguous"),
             to_play.as_slice_mut().expect("our arrays are contiguous"),
         );
-        let (env, layout, finished, actions) = (&mut self.env, self.layout, &mut self.finished, &self.actions);
+        let (env, layout, finished, actions, sparse) =
+            (&mut self.env, self.layout, &mut self.finished, &self.actions, &mut self.sparse);
         py.detach(|| {
             env.step(actions, finished)?;
             rewards.fill(0.0);
@@ -271,7 +336,7 @@ impl VecEnv {
                     .position(|&r| r == game.outcome.reason)
                     .expect("every reason is listed") as i8;
             }
-            env.observe(layout, obs)?;
+            observe(env, layout, sparse, obs)?;
             env.legal_mask(legal)?;
             env.current_players(to_play)
         })
@@ -302,6 +367,16 @@ impl VecEnv {
     #[getter]
     fn layout(&self) -> &'static str {
         self.layout.name()
+    }
+
+    /// `"dense"` or `"sparse"`: how `step` and `reset` return observations.
+    #[getter]
+    fn observations_kind(&self) -> &'static str {
+        if self.sparse.is_some() {
+            "sparse"
+        } else {
+            "dense"
+        }
     }
 
     #[getter]

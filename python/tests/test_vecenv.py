@@ -103,6 +103,36 @@ class Arrays(unittest.TestCase):
         self.assertEqual(VecEnv(1, rules=canonical).rules, canonical)
         self.assertEqual(len(env), 2)
 
+    def test_sparse_observations_hold_the_dense_values(self):
+        """`observations="sparse"` returns (offsets, indices, values): the same
+        games as the dense twin of the same seed, the same values once
+        scattered, and nothing listed twice or zero."""
+        for layout, channels in [("compact", 58), ("full", 488)]:
+            dense = VecEnv(6, rules={"max-plies": 90}, layout=layout, seed=12)
+            sparse = VecEnv(6, rules={"max-plies": 90}, layout=layout, seed=12, observations="sparse")
+            self.assertEqual((dense.observations_kind, sparse.observations_kind), ("dense", "sparse"))
+            pairs = [(dense.reset()[0].copy(), sparse.reset()[0])]
+            for step in range(200):
+                actions = dense.sample_actions()
+                np.testing.assert_array_equal(actions, sparse.sample_actions())
+                d, s = dense.step(actions), sparse.step(actions)
+                for x, y in zip(d[1:], s[1:]):
+                    np.testing.assert_array_equal(x, y)
+                if step % 25 == 24:
+                    pairs.append((d[0].copy(), s[0]))
+            for obs, (offsets, indices, values) in pairs:
+                self.assertEqual((offsets.dtype, indices.dtype, values.dtype), (np.int64, np.int32, np.float32))
+                self.assertEqual((offsets[0], offsets[-1], len(offsets)), (0, len(indices), 7))
+                self.assertEqual(len(values), len(indices))
+                self.assertTrue(np.all(values != 0))
+                rows = np.repeat(np.arange(6), np.diff(offsets))
+                self.assertEqual(len(np.unique(rows * channels * 100 + indices)), len(indices))
+                scattered = np.zeros((6, channels * 100), np.float32)
+                scattered[rows, indices] = values
+                np.testing.assert_array_equal(scattered.reshape(obs.shape), obs)
+        with self.assertRaisesRegex(ValueError, "observations"):
+            VecEnv(2, observations="bytes")
+
     def test_the_engine_steps_without_the_gil(self):
         """With the interpreter's switch interval at 5 s, another thread gets
         the GIL only when a holder gives it up: a main thread that sleeps 1 ms
