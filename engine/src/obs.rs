@@ -624,8 +624,9 @@ impl Planes for SparsePlanes<'_> {
 /// `Encoder::write_sparse` fills it; reuse it to avoid allocating.
 #[derive(Clone, Debug, Default)]
 pub struct SparseObservation {
-    indices: Vec<u32>,
-    values: Vec<f32>,
+    /// (index, value), in the order written: one vector, so that each value
+    /// costs one push.
+    entries: Vec<(u32, f32)>,
     /// The layout's number of values.
     size: usize,
 }
@@ -635,14 +636,9 @@ impl SparseObservation {
         SparseObservation::default()
     }
 
-    /// The indices of the values held, each once.
-    pub fn indices(&self) -> &[u32] {
-        &self.indices
-    }
-
-    /// The values, in the order of `indices`.
-    pub fn values(&self) -> &[f32] {
-        &self.values
+    /// The values held as (index, value), each index once.
+    pub fn entries(&self) -> &[(u32, f32)] {
+        &self.entries
     }
 
     /// The number of values the dense observation has (the layout's size).
@@ -656,7 +652,7 @@ impl SparseObservation {
             return Err(Error::BufferLength { what: "observation", found: out.len(), expected: self.size });
         }
         out.fill(0.0);
-        for (&i, &value) in self.indices.iter().zip(&self.values) {
+        for &(i, value) in &self.entries {
             out[i as usize] = value;
         }
         Ok(())
@@ -664,8 +660,7 @@ impl SparseObservation {
 
     /// Forgets the last observation and starts one of `size` values.
     fn begin(&mut self, size: usize) {
-        self.indices.clear();
-        self.values.clear();
+        self.entries.clear();
         self.size = size;
     }
 
@@ -674,8 +669,7 @@ impl SparseObservation {
     #[inline(always)]
     fn set(&mut self, i: usize, value: f32) {
         if value != 0.0 {
-            self.indices.push(i as u32);
-            self.values.push(value);
+            self.entries.push((i as u32, value));
         }
     }
 }
@@ -696,6 +690,10 @@ struct View<'a> {
     /// Each side's pieces with their cells in the viewer's frame (own,
     /// opponent), gathered once: most groups walk one side's pieces.
     pieces: [Vec<(usize, Piece)>; 2],
+    /// Each side's hidden pieces that have any interaction history, with
+    /// their cells and histories (own, opponent), gathered once: the 14
+    /// history groups walk these alone, and most pieces have none.
+    storied: OnceCell<[Vec<(usize, PieceHistory)>; 2]>,
     /// The viewer's prior about the opponent's hidden pieces.
     prior: OnceCell<CountingPrior>,
     /// The opponent's prior about the viewer's hidden pieces.
@@ -721,7 +719,15 @@ impl<'a> View<'a> {
             let side = if p.color == viewer { Side::Own } else { Side::Opponent };
             pieces[side as usize].push((sq.in_frame(viewer).index(), p));
         }
-        View { state, viewer, history, pieces, prior: OnceCell::new(), opponent_prior: OnceCell::new() }
+        View {
+            state,
+            viewer,
+            history,
+            pieces,
+            storied: OnceCell::new(),
+            prior: OnceCell::new(),
+            opponent_prior: OnceCell::new(),
+        }
     }
 
     /// One side's pieces with their cells in the viewer's frame.
@@ -765,16 +771,29 @@ impl<'a> View<'a> {
         self.history.expect("the encoder checks that a layout that needs histories has them")
     }
 
+    /// `side`'s hidden pieces that have any interaction history.
+    fn storied(&self, side: Side) -> &[(usize, PieceHistory)] {
+        &self.storied.get_or_init(|| {
+            let history = self.history();
+            [Side::Own, Side::Opponent].map(|side| {
+                self.pieces(side)
+                    .filter(|(_, p)| !p.revealed)
+                    .map(|(cell, p)| (cell, *history.of(&p)))
+                    .filter(|(_, h)| *h != PieceHistory::default())
+                    .collect()
+            })
+        })[side as usize]
+    }
+
     /// On each hidden piece of `side`, the codes of one of its interaction
     /// histories. Interaction histories are shown only for pieces still
     /// hidden: a revealed piece's type says more than its history.
     fn history_codes(&self, out: &mut impl Planes, side: Side, codes: &[u8], set_of: fn(&PieceHistory) -> u16) {
-        let history = self.history();
         // `codes` ascend, so a code's plane is the number of the group's
         // codes below it: walk the set bits alone.
         let group: u16 = codes.iter().fold(0, |set, &code| set | 1 << code);
-        for (cell, p) in self.pieces(side).filter(|(_, p)| !p.revealed) {
-            let mut seen = set_of(history.of(&p)) & group;
+        for (cell, h) in self.storied(side) {
+            let (cell, mut seen) = (*cell, set_of(h) & group);
             while seen != 0 {
                 let code = seen.trailing_zeros();
                 set(out, (group & ((1 << code) - 1)).count_ones() as usize, cell, 1.0);

@@ -90,8 +90,8 @@ impl SparseBatch {
         self.values.clear();
         self.offsets.push(0);
         for row in &self.rows {
-            self.indices.extend_from_slice(row.indices());
-            self.values.extend_from_slice(row.values());
+            self.indices.extend(row.entries().iter().map(|&(i, _)| i));
+            self.values.extend(row.entries().iter().map(|&(_, value)| value));
             self.offsets.push(self.indices.len());
         }
     }

@@ -264,9 +264,8 @@ fn sparse_observations_hold_exactly_the_dense_values() {
                 encoder.write(layout, &mut dense).unwrap();
                 encoder.write_sparse(layout, &mut sparse).unwrap();
                 assert_eq!(sparse.size(), layout.size());
-                assert_eq!(sparse.indices().len(), sparse.values().len());
                 let mut seen = vec![false; layout.size()];
-                for (&i, &value) in sparse.indices().iter().zip(sparse.values()) {
+                for &(i, value) in sparse.entries() {
                     assert!(!std::mem::replace(&mut seen[i as usize], true), "index {i} listed twice");
                     assert_eq!(value.to_bits(), dense[i as usize].to_bits(), "seed {seed}, {layout}, value {i}");
                 }
