@@ -14,6 +14,9 @@
 //! sees its home rows at the bottom (cell 0 = its own back-left corner). An
 //! observation is a function of the acting player's information only: the
 //! type of a hidden opponent piece never enters it.
+//!
+//! An observation is written dense (`Encoder::write`, every value) or sparse
+//! (`Encoder::write_sparse`, the values set, by index), by the same writers.
 
 use std::cell::OnceCell;
 use std::fmt;
