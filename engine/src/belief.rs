@@ -44,11 +44,18 @@ impl CountingPrior {
     /// its hidden pieces have moved.
     pub fn new(state: &State, viewer: Color) -> CountingPrior {
         let opponent = viewer.opponent();
-        let army = state.rules().piece_set.counts();
-        let lost = state.lost(opponent);
+        let pieces = state.board().pieces().filter(|(_, p)| p.color == opponent).map(|(_, p)| p);
+        CountingPrior::from_pieces(state.rules().piece_set.counts(), pieces)
+    }
+
+    /// `new` from the opponent's starting army and its pieces on the board
+    /// (all of them), in one pass: for callers that have gathered them.
+    pub fn from_pieces(army: [u8; PieceType::COUNT], pieces: impl IntoIterator<Item = Piece>) -> CountingPrior {
+        let mut on_board = [0u8; PieceType::COUNT];
         let mut revealed = [0u8; PieceType::COUNT];
         let (mut hidden_moved, mut hidden_unmoved) = (0u32, 0u32);
-        for (_, p) in state.board().pieces().filter(|(_, p)| p.color == opponent) {
+        for p in pieces {
+            on_board[p.kind.index()] += 1;
             if p.revealed {
                 revealed[p.kind.index()] += 1;
             } else if p.moved {
@@ -57,6 +64,9 @@ impl CountingPrior {
                 hidden_unmoved += 1;
             }
         }
+        // Every loss is public (battles reveal both sides): the lost pieces
+        // are the army less those on the board.
+        let lost: [u8; PieceType::COUNT] = std::array::from_fn(|t| army[t] - on_board[t]);
         let unknown: [u8; PieceType::COUNT] = std::array::from_fn(|t| army[t] - revealed[t] - lost[t]);
         CountingPrior::from_counts(unknown, hidden_moved, hidden_unmoved)
     }

@@ -763,11 +763,16 @@ impl<'a> View<'a> {
     }
 
     fn prior(&self) -> &CountingPrior {
-        self.prior.get_or_init(|| CountingPrior::new(self.state, self.viewer))
+        self.prior.get_or_init(|| self.prior_about(Side::Opponent))
     }
 
     fn opponent_prior(&self) -> &CountingPrior {
-        self.opponent_prior.get_or_init(|| CountingPrior::new(self.state, self.viewer.opponent()))
+        self.opponent_prior.get_or_init(|| self.prior_about(Side::Own))
+    }
+
+    /// `CountingPrior::new` about `side`'s pieces, from the pieces gathered.
+    fn prior_about(&self, side: Side) -> CountingPrior {
+        CountingPrior::from_pieces(self.state.rules().piece_set.counts(), self.pieces(side).map(|(_, p)| p))
     }
 
     fn history(&self) -> &HistoryFeatures {
