@@ -29,8 +29,9 @@ use crate::belief::CountingPrior;
 use crate::error::Error;
 use crate::history::{DeathCause, HistoryFeatures, PieceHistory, EMPTY, UNKNOWN};
 use crate::piece::{Color, Piece, PieceType};
-use crate::square::{Square, LAKES};
-use crate::state::State;
+use crate::position::squares_of;
+use crate::square::{Square, LAKES, LAKE_MASK};
+use crate::state::{Death, State};
 
 /// Planes in the full set's move history.
 pub const MOVE_HISTORY: usize = 32;
@@ -543,10 +544,11 @@ fn write_own(v: &View, out: &mut impl Planes) {
 }
 
 fn write_empty(v: &View, out: &mut impl Planes) {
-    for sq in Square::all() {
-        if v.state.board()[sq].is_none() && !sq.is_lake() {
-            set(out, 0, v.cell(sq), 1.0);
-        }
+    const BOARD: u128 = (1 << Square::COUNT) - 1;
+    let board = v.state.board();
+    let occupied = board.occupied_by(Color::Red) | board.occupied_by(Color::Blue);
+    for sq in squares_of(BOARD & !occupied & !LAKE_MASK) {
+        set(out, 0, v.cell(sq), 1.0);
     }
 }
 
@@ -613,7 +615,8 @@ impl Planes for SparsePlanes<'_> {
     }
 
     fn fill(&mut self, range: Range<usize>, value: f32) {
-        range.for_each(|i| self.set(i, value));
+        assert!(range.end <= self.len, "values {range:?} are outside their group of {}", self.len);
+        self.out.fill(self.base + range.start..self.base + range.end, value);
     }
 }
 
@@ -675,6 +678,13 @@ impl SparseObservation {
             self.entries.push((i as u32, value));
         }
     }
+
+    /// Sets values `range` to `value`, as `set` does each.
+    fn fill(&mut self, range: Range<usize>, value: f32) {
+        if value != 0.0 {
+            self.entries.extend(range.map(|i| (i as u32, value)));
+        }
+    }
 }
 
 /// Whose pieces, from the viewer's side.
@@ -697,6 +707,9 @@ struct View<'a> {
     /// their cells and histories (own, opponent), gathered once: the 14
     /// history groups walk these alone, and most pieces have none.
     storied: OnceCell<[Vec<(usize, PieceHistory)>; 2]>,
+    /// Each side's deaths (own, opponent), sorted out once for the four
+    /// death groups (the colours of a game's deaths alternate unpredictably).
+    deaths: OnceCell<[Vec<&'a Death>; 2]>,
     /// The viewer's prior about the opponent's hidden pieces.
     prior: OnceCell<CountingPrior>,
     /// The opponent's prior about the viewer's hidden pieces.
@@ -707,13 +720,6 @@ impl<'a> View<'a> {
     /// The cell of an absolute square in the viewer's frame.
     fn cell(&self, sq: Square) -> usize {
         sq.in_frame(self.viewer).index()
-    }
-
-    fn color(&self, side: Side) -> Color {
-        match side {
-            Side::Own => self.viewer,
-            Side::Opponent => self.viewer.opponent(),
-        }
     }
 
     fn new(state: &'a State, viewer: Color, history: Option<&'a HistoryFeatures>) -> View<'a> {
@@ -728,6 +734,7 @@ impl<'a> View<'a> {
             history,
             pieces,
             storied: OnceCell::new(),
+            deaths: OnceCell::new(),
             prior: OnceCell::new(),
             opponent_prior: OnceCell::new(),
         }
@@ -750,12 +757,23 @@ impl<'a> View<'a> {
     /// `prior`'s distribution for it (the prior of the side that does not
     /// own it).
     fn type_probabilities(&self, out: &mut impl Planes, side: Side, prior: &CountingPrior) {
+        // The buffer is zeroed: only the types a piece may be, listed once
+        // for hidden pieces that have moved and once for those that have not.
+        let may_be = [prior.unmoved(), prior.moved()].map(|distribution| {
+            let mut types = [(0, 0.0); PieceType::COUNT];
+            let mut n = 0;
+            for (t, &prob) in distribution.iter().enumerate().filter(|(_, &prob)| prob != 0.0) {
+                types[n] = (t, prob);
+                n += 1;
+            }
+            (types, n)
+        });
         for (cell, p) in self.pieces(side) {
             if p.revealed {
                 set(out, p.kind.index(), cell, 1.0);
             } else {
-                // The buffer is zeroed: only the types the piece may be.
-                for (t, &prob) in prior.of(&p).iter().enumerate().filter(|(_, &prob)| prob != 0.0) {
+                let (types, n) = &may_be[p.moved as usize];
+                for &(t, prob) in &types[..*n] {
                     set(out, t, cell, prob);
                 }
             }
@@ -810,10 +828,20 @@ impl<'a> View<'a> {
         }
     }
 
+    /// `side`'s deaths.
+    fn deaths(&self, side: Side) -> &[&'a Death] {
+        &self.deaths.get_or_init(|| {
+            let mut deaths = [Vec::new(), Vec::new()];
+            for death in self.state.deaths() {
+                deaths[(death.piece.color != self.viewer) as usize].push(death);
+            }
+            deaths
+        })[side as usize]
+    }
+
     /// `side`'s dead pieces by type (T11B) on their starting squares.
     fn dead(&self, out: &mut impl Planes, side: Side) {
-        let color = self.color(side);
-        for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
+        for death in self.deaths(side) {
             let code = death.piece.kind.index() as u8;
             if let Some(k) = T11B.iter().position(|&c| c == code) {
                 set(out, k, self.cell(death.piece.origin), 1.0);
@@ -823,12 +851,11 @@ impl<'a> View<'a> {
 
     /// `side`'s deaths of movable pieces by cause and type, on the square of the battle.
     fn death_causes(&self, out: &mut impl Planes, side: Side) {
-        let color = self.color(side);
         // Two pieces of one type can die by one cause on one square: each
         // value is set once all the same, since a sparse observation lists
         // what is set. One bit per value of the group.
         let mut done = [0u64; (DeathCause::COUNT * T10.len() * Square::COUNT).div_ceil(64)];
-        for death in self.state.deaths().iter().filter(|d| d.piece.color == color) {
+        for death in self.deaths(side) {
             let code = death.piece.kind.index() as u8;
             if let Some(t) = T10.iter().position(|&c| c == code) {
                 let (plane, cell) = (DeathCause::of(death) as usize * T10.len() + t, self.cell(death.square));

@@ -38,16 +38,15 @@ pub fn write_belief_targets(state: &State, out: &mut [i32]) {
 }
 
 /// A batch of observations stored sparse, as compressed rows: observation
-/// `b`'s values are entries `offsets[b]..offsets[b + 1]` of `indices` (into
-/// its `size` values, `plane * 100 + cell`) and `values`, each index at most
-/// once per observation; every other value is 0. `VecEnv::observe_sparse`
-/// writes it; reuse it to avoid allocating.
+/// `b`'s values are `entries[offsets[b]..offsets[b + 1]]`, each an index into
+/// its `size` values (`plane * 100 + cell`) and the value there, each index
+/// at most once per observation; every other value is 0.
+/// `VecEnv::observe_sparse` writes it; reuse it to avoid allocating.
 #[derive(Clone, Debug, Default)]
 pub struct SparseBatch {
     layout: Option<Layout>,
     offsets: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f32>,
+    entries: Vec<(u32, f32)>,
     /// Each game's observation, written in parallel, then gathered.
     rows: Vec<SparseObservation>,
 }
@@ -62,17 +61,14 @@ impl SparseBatch {
         self.layout
     }
 
-    /// B + 1 offsets into `indices` and `values`, from 0 to their length.
+    /// B + 1 offsets into `entries`, from 0 to its length.
     pub fn offsets(&self) -> &[usize] {
         &self.offsets
     }
 
-    pub fn indices(&self) -> &[u32] {
-        &self.indices
-    }
-
-    pub fn values(&self) -> &[f32] {
-        &self.values
+    /// (index, value) of every observation, one after the other.
+    pub fn entries(&self) -> &[(u32, f32)] {
+        &self.entries
     }
 
     /// The dense batch, `[B, C, 10, 10]`, written into `out`.
@@ -86,13 +82,11 @@ impl SparseBatch {
     fn gather(&mut self, layout: Layout) {
         self.layout = Some(layout);
         self.offsets.clear();
-        self.indices.clear();
-        self.values.clear();
+        self.entries.clear();
         self.offsets.push(0);
         for row in &self.rows {
-            self.indices.extend(row.entries().iter().map(|&(i, _)| i));
-            self.values.extend(row.entries().iter().map(|&(_, value)| value));
-            self.offsets.push(self.indices.len());
+            self.entries.extend_from_slice(row.entries());
+            self.offsets.push(self.entries.len());
         }
     }
 }

@@ -310,14 +310,13 @@ fn a_sparse_batch_matches_the_dense_batch_step_after_step() {
                 let offsets = sparse.offsets();
                 assert_eq!(offsets.len(), batch + 1);
                 assert!(offsets[0] == 0 && offsets.windows(2).all(|w| w[0] <= w[1]));
-                assert_eq!(offsets[batch], sparse.indices().len());
-                assert_eq!(sparse.indices().len(), sparse.values().len());
+                assert_eq!(offsets[batch], sparse.entries().len());
                 for b in 0..batch {
                     let row = &dense[b * layout.size()..][..layout.size()];
                     let (start, end) = (offsets[b], offsets[b + 1]);
                     let nonzero = row.iter().filter(|v| **v != 0.0).count();
                     assert_eq!(end - start, nonzero, "step {step}, game {b}, {layout}");
-                    for (&i, &value) in sparse.indices()[start..end].iter().zip(&sparse.values()[start..end]) {
+                    for &(i, value) in &sparse.entries()[start..end] {
                         assert_eq!(value.to_bits(), row[i as usize].to_bits());
                     }
                 }

@@ -187,8 +187,8 @@ impl VecEnv {
             Some(batch) => {
                 let offsets = PyArray1::from_iter(py, batch.offsets().iter().map(|&o| o as i64));
                 // A layout has fewer than 2^31 values.
-                let indices = PyArray1::from_iter(py, batch.indices().iter().map(|&i| i as i32));
-                let values = PyArray1::from_slice(py, batch.values());
+                let indices = PyArray1::from_iter(py, batch.entries().iter().map(|&(i, _)| i as i32));
+                let values = PyArray1::from_iter(py, batch.entries().iter().map(|&(_, value)| value));
                 pyo3::types::PyTuple::new(py, [offsets.as_any(), indices.as_any(), values.as_any()])
                     .expect("a tuple of three arrays")
                     .into_any()
