@@ -583,6 +583,13 @@ trait Planes {
 
     /// Values `range` of the group.
     fn fill(&mut self, range: Range<usize>, value: f32);
+
+    /// Cell `cell` of several planes: (plane, value) each, values not 0.
+    fn set_planes(&mut self, cell: usize, planes: &[(usize, f32)]) {
+        for &(k, value) in planes {
+            self.set(k * Square::COUNT + cell, value);
+        }
+    }
 }
 
 /// The group's own slice of a zeroed dense observation.
@@ -617,6 +624,14 @@ impl Planes for SparsePlanes<'_> {
     fn fill(&mut self, range: Range<usize>, value: f32) {
         assert!(range.end <= self.len, "values {range:?} are outside their group of {}", self.len);
         self.out.fill(self.base + range.start..self.base + range.end, value);
+    }
+
+    fn set_planes(&mut self, cell: usize, planes: &[(usize, f32)]) {
+        let i = |k: usize| k * Square::COUNT + cell;
+        assert!(planes.iter().all(|&(k, _)| i(k) < self.len), "a value is outside its group of {}", self.len);
+        // One reservation for the lot: these are most of the full layout's values.
+        let base = self.base;
+        self.out.entries.extend(planes.iter().map(|&(k, value)| ((base + i(k)) as u32, value)));
     }
 }
 
@@ -773,9 +788,7 @@ impl<'a> View<'a> {
                 set(out, p.kind.index(), cell, 1.0);
             } else {
                 let (types, n) = &may_be[p.moved as usize];
-                for &(t, prob) in &types[..*n] {
-                    set(out, t, cell, prob);
-                }
+                out.set_planes(cell, &types[..*n]);
             }
         }
     }
