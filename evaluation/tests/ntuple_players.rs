@@ -51,6 +51,7 @@ fn ntuple_specs_parse_and_print_canonically() {
     assert!(err(&format!("ntuple:{t},press=hard")).contains("bad value `hard` for option `press`"));
     assert!(err("expectimax:leaf=neural").contains("bad value `neural` for option `leaf`"));
     assert!(err("expectimax:leaf=ntuple:").contains("bad value `ntuple:`"));
+    std::fs::remove_file(&t).unwrap();
 }
 
 #[test]
@@ -90,4 +91,5 @@ fn ntuple_players_play_legal_games_and_refuse_other_rules() {
     let greedy = factory("greedy").unwrap();
     let err = play_match(greedy.as_ref(), b.as_ref(), &classic, &|_| {}).err().unwrap();
     assert!(err.to_string().contains("its leaf tables were trained for"), "{err}");
+    std::fs::remove_file(&path).unwrap();
 }
