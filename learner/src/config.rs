@@ -233,8 +233,13 @@ pub struct LearnerConfig {
     pub epochs: usize,
     /// TD(lambda) of the win/draw/loss value targets.
     pub td_lambda: f32,
-    /// GAE lambda of the advantages on P(win) - P(loss).
+    /// GAE lambda of the advantages on P(win) - P(loss) + draw_score P(draw).
     pub gae_lambda: f32,
+    /// The worth of a draw to both players in the advantages, in [-1, 1] (a
+    /// win 1, a loss -1; the reference's 0). Below 0, a draw is worse than
+    /// nothing, against a policy that shuffles to the battleless cap. The
+    /// value targets are not changed.
+    pub draw_score: f32,
     /// Keep samples with |A| at or above this quantile of |A| ...
     pub keep_quantile: f32,
     /// ... and at least this large.
@@ -382,6 +387,7 @@ impl Default for LearnerConfig {
             epochs: 1,
             td_lambda: 0.8,
             gae_lambda: 0.5,
+            draw_score: 0.0,
             keep_quantile: 0.75,
             min_advantage: 0.01,
             ppo_clip: 0.2,
@@ -540,8 +546,10 @@ impl TrainConfig {
         type Range = (fn(f32) -> bool, &'static str);
         let unit: Range = (|v| (0.0..=1.0).contains(&v), "is not in [0, 1]");
         let non_negative: Range = (|v| v.is_finite() && v >= 0.0, "must be a finite number >= 0");
+        let score: Range = (|v| (-1.0..=1.0).contains(&v), "is not in [-1, 1]");
         let ranges = [
             ("learner.td_lambda", l.td_lambda, unit),
+            ("learner.draw_score", l.draw_score, score),
             ("learner.gae_lambda", l.gae_lambda, unit),
             ("learner.keep_quantile", l.keep_quantile, unit),
             ("learner.ema_decay", l.ema_decay, unit),
@@ -867,6 +875,7 @@ mod tests {
         for (text, key) in [
             ("[learner]\ntd_lamda = 0.8\n", "td_lamda"),
             ("[learner]\ntd_lambda = 1.5\n", "learner.td_lambda"),
+            ("[learner]\ndraw_score = -1.5\n", "learner.draw_score"),
             ("[game]\nlayout = \"huge\"\n", "game.layout"),
             ("[game]\nsetups = \"clever\"\n", "game.setups"),
             ("[game]\nrules = \"stratego-rules-v1:pieces=mini\"\n", "game.rules"),

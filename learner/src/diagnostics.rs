@@ -405,6 +405,9 @@ pub const EVAL_SCORE_PREFIX: &str = "eval/score_vs_";
 /// `eval/score_vs_<opponent>_low` and `_high`.
 pub const EVAL_LOW_SUFFIX: &str = "_low";
 pub const EVAL_HIGH_SUFFIX: &str = "_high";
+/// Beside each score, the share of its games drawn at the battleless cap:
+/// `eval/cap_draws_vs_<opponent>`.
+pub const EVAL_CAP_DRAWS_PREFIX: &str = "eval/cap_draws_vs_";
 /// The network's score (wins + draws / 2, per game) in the games of the
 /// iteration against each of `selfplay.opponents`:
 /// `selfplay/score_vs_<opponent>`, logged when the iteration had such games.
@@ -452,6 +455,10 @@ pub fn tags_markdown() -> String {
     text.push_str(&format!(
         "| `{EVAL_SCORE_PREFIX}<opponent>{EVAL_LOW_SUFFIX}`, `..{EVAL_HIGH_SUFFIX}` | the ends of that score's 95 % \
          interval, from the colour-swapped pairs (pentanomial) | score |\n"
+    ));
+    text.push_str(&format!(
+        "| `{EVAL_CAP_DRAWS_PREFIX}<opponent>` | the share of those evaluation games drawn at the battleless cap (a \
+         network that shuffles when it could press shows here) | share of games |\n"
     ));
     text.push_str(&format!(
         "| `{EVAL_SECONDS}` | the evaluation's wall time, apart from the iteration's learning time | seconds |\n"

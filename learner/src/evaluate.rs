@@ -5,6 +5,7 @@
 //! not measured on random ones), each score with its 95 % interval from the
 //! pairs.
 
+use stratego_engine::EndReason;
 use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
 use stratego_model::{CheckpointMeta, StrategoNet};
@@ -23,6 +24,9 @@ pub struct Score {
     pub score: f64,
     pub low: f64,
     pub high: f64,
+    /// The share of the games drawn at the battleless cap: a network that
+    /// shuffles when it could press shows here first.
+    pub cap_draws: f64,
 }
 
 /// The setup policy of the network's seat for a run's `game.setups`.
@@ -54,11 +58,13 @@ pub fn evaluate(
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
         let summary = MatchSummary::of(&result);
+        let capped = summary.draws_by_reason.get(EndReason::BattlelessCap.name()).copied().unwrap_or(0);
         scores.push(Score {
             opponent: opponent.clone(),
             score: summary.score,
             low: summary.score_lower,
             high: summary.score_upper,
+            cap_draws: f64::from(capped) / f64::from(summary.games.max(1)),
         });
     }
     Ok(scores)
@@ -85,6 +91,13 @@ mod tests {
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
         for s in &scores {
             assert!(0.0 <= s.low && s.low <= s.score && s.score <= s.high && s.high <= 1.0, "{s:?}");
+            assert!(s.cap_draws <= 1.0 - (s.score - 0.5).abs() * 2.0 + 1e-9, "cap draws are draws: {s:?}");
+        }
+        // No battle can happen on the first ply, so a cap of one battleless
+        // ply draws every game there, and the share says so.
+        let capped = CheckpointMeta { rules: Ruleset { max_battleless_plies: 1, ..rules }, ..meta };
+        for s in evaluate(&net, &capped, &eval, SetupPolicy::Handcrafted, 7).unwrap() {
+            assert_eq!((s.cap_draws, s.score), (1.0, 0.5), "{s:?}");
         }
     }
 }

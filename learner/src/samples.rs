@@ -58,7 +58,7 @@ pub fn select(
             let mine: Vec<_> = game.decisions_of(player).collect();
             let values: Vec<[f32; 3]> = mine.iter().map(|d| d.value).collect();
             let z = result_for(&game.outcome, player);
-            let targets = player_targets(&values, z, config.td_lambda, config.gae_lambda);
+            let targets = player_targets(&values, z, config.td_lambda, config.gae_lambda, config.draw_score);
             let result = result_index(&game.outcome, player) as u8;
             for (i, decision) in mine.iter().enumerate() {
                 selection.decisions += 1;
@@ -392,7 +392,7 @@ mod tests {
             let plies: Vec<usize> = game.decisions_of(decision.player).map(|d| d.ply).collect();
             let values: Vec<[f32; 3]> = game.decisions_of(decision.player).map(|d| d.value).collect();
             let z = result_for(&game.outcome, decision.player);
-            let t = player_targets(&values, z, config.td_lambda, config.gae_lambda);
+            let t = player_targets(&values, z, config.td_lambda, config.gae_lambda, config.draw_score);
             let i = plies.iter().position(|&p| p == s.ply).unwrap();
             assert_eq!((s.value_target, s.advantage), (t.value[i], t.advantage[i]));
             assert_eq!(s.result as usize, result_index(&game.outcome, decision.player));
@@ -415,7 +415,13 @@ mod tests {
         assert!(red > 5 && red < games[0].record.moves.len());
         assert_eq!((selection.decisions, samples.len()), (red, red));
         let values: Vec<[f32; 3]> = games[0].decisions.iter().map(|d| d.value).collect();
-        let t = player_targets(&values, result_for(&games[0].outcome, Color::Red), config.td_lambda, config.gae_lambda);
+        let t = player_targets(
+            &values,
+            result_for(&games[0].outcome, Color::Red),
+            config.td_lambda,
+            config.gae_lambda,
+            config.draw_score,
+        );
         for (i, s) in samples.iter().enumerate() {
             assert_eq!(s.ply, games[0].decisions[i].ply);
             assert_eq!(s.ply % 2, 0, "Red moves at even plies");

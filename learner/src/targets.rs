@@ -8,7 +8,14 @@
 //! last decision). Undiscounted:
 //! - value targets are TD(lambda) returns on the 3-vectors:
 //!   `delta_i = next_i - V_i`, `R_i = V_i + sum_k lambda^k delta_{i+k}`;
-//! - advantages are GAE(lambda) on the scalar `v = P(win) - P(loss)`.
+//! - advantages are GAE(lambda) on the scalar
+//!   `v = P(win) - P(loss) + draw_score * P(draw)`, the player's expected
+//!   score with a draw worth `draw_score` (0 in the reference). A negative
+//!   `draw_score` ("contempt", as chess engines call it) makes a draw worse
+//!   than nothing for both players in the policy's update only: the value
+//!   head still learns the true (loss, draw, win) chances. It is the cure for
+//!   a policy that learns to shuffle to the battleless cap when ahead
+//!   (docs/TRAINING.md, "Four hours").
 
 use stratego_engine::{Color, Outcome};
 use stratego_model::{DRAW, LOSS, WIN};
@@ -37,13 +44,22 @@ pub fn result_for(outcome: &Outcome, player: Color) -> [f32; 3] {
     z
 }
 
-fn scalar(v: &[f32; 3]) -> f32 {
-    v[WIN] - v[LOSS]
+/// The expected score of a (loss, draw, win) vector with a draw worth
+/// `draw_score` (a win 1, a loss -1).
+fn scalar(v: &[f32; 3], draw_score: f32) -> f32 {
+    v[WIN] - v[LOSS] + draw_score * v[DRAW]
 }
 
 /// TD(lambda) value targets and GAE(lambda) advantages of one player's
-/// trajectory of predicted values, closed by the result `z`.
-pub fn player_targets(values: &[[f32; 3]], z: [f32; 3], td_lambda: f32, gae_lambda: f32) -> PlayerTargets {
+/// trajectory of predicted values, closed by the result `z`; the advantages
+/// score a draw `draw_score`.
+pub fn player_targets(
+    values: &[[f32; 3]],
+    z: [f32; 3],
+    td_lambda: f32,
+    gae_lambda: f32,
+    draw_score: f32,
+) -> PlayerTargets {
     let n = values.len();
     let mut value = vec![[0.0; 3]; n];
     let mut advantage = vec![0.0; n];
@@ -54,7 +70,7 @@ pub fn player_targets(values: &[[f32; 3]], z: [f32; 3], td_lambda: f32, gae_lamb
             trace[k] = (next[k] - values[i][k]) + td_lambda * trace[k];
             value[i][k] = values[i][k] + trace[k];
         }
-        gae = (scalar(&next) - scalar(&values[i])) + gae_lambda * gae;
+        gae = (scalar(&next, draw_score) - scalar(&values[i], draw_score)) + gae_lambda * gae;
         advantage[i] = gae;
     }
     PlayerTargets { value, advantage }
@@ -85,13 +101,13 @@ mod tests {
     #[test]
     fn lambda_one_gives_the_result_and_lambda_zero_the_next_value() {
         let values = [[0.2, 0.5, 0.3], [0.1, 0.6, 0.3], [0.3, 0.3, 0.4]];
-        let mc = player_targets(&values, WON, 1.0, 1.0);
+        let mc = player_targets(&values, WON, 1.0, 1.0, 0.0);
         for v in &mc.value {
             assert!(v.iter().zip(WON).all(|(a, b)| close(*a, b)), "{v:?}");
         }
         // GAE(1) = z - V_i on the scalar.
         assert!(close(mc.advantage[0], 1.0 - 0.1));
-        let td0 = player_targets(&values, WON, 0.0, 0.0);
+        let td0 = player_targets(&values, WON, 0.0, 0.0, 0.0);
         assert_eq!(td0.value[0], values[1]);
         assert_eq!(td0.value[2], WON);
         assert!(close(td0.advantage[1], (0.4 - 0.3) - (0.3 - 0.1)));
@@ -101,7 +117,7 @@ mod tests {
     fn hand_computed_lambda_returns() {
         // Two decisions, V0 = (0.5, 0, 0.5) (scalar 0), V1 = (0, 0, 1) (scalar 1), result: loss.
         let values = [[0.5, 0.0, 0.5], [0.0, 0.0, 1.0]];
-        let t = player_targets(&values, [1.0, 0.0, 0.0], 0.8, 0.5);
+        let t = player_targets(&values, [1.0, 0.0, 0.0], 0.8, 0.5, 0.0);
         // delta1 = z - V1 = (1, 0, -1): R1 = z.
         assert_eq!(t.value[1], [1.0, 0.0, 0.0]);
         // delta0 = V1 - V0 = (-0.5, 0, 0.5); R0 = V0 + delta0 + 0.8 delta1 = (0.8, 0, 0.2).
@@ -109,6 +125,27 @@ mod tests {
         // Scalar: delta1 = -1 - 1 = -2, delta0 = 1 - 0 = 1; A0 = 1 + 0.5 * -2 = 0.
         assert!(close(t.advantage[1], -2.0));
         assert!(close(t.advantage[0], 0.0));
+    }
+
+    #[test]
+    fn a_draw_score_moves_the_advantages_but_not_the_value_targets() {
+        // Two decisions, V0 = (0.2, 0.6, 0.2), V1 = (0.1, 0.8, 0.1); the game is drawn.
+        let values = [[0.2, 0.6, 0.2], [0.1, 0.8, 0.1]];
+        let drawn = [0.0, 1.0, 0.0];
+        let neutral = player_targets(&values, drawn, 0.8, 0.5, 0.0);
+        let contempt = player_targets(&values, drawn, 0.8, 0.5, -0.5);
+        assert_eq!(neutral.value, contempt.value, "the value head learns the true chances");
+        // Scalars at -0.5: V0 = -0.3, V1 = -0.4, z = -0.5: delta1 = -0.1, delta0 = -0.1,
+        // A1 = -0.1, A0 = -0.1 + 0.5 * -0.1 = -0.15; at 0 every scalar is 0.
+        assert!(close(contempt.advantage[1], -0.1) && close(contempt.advantage[0], -0.15), "{:?}", contempt.advantage);
+        assert!(neutral.advantage.iter().all(|a| close(*a, 0.0)), "{:?}", neutral.advantage);
+        // A win from the same values is worth more under contempt (the draws it escaped cost).
+        let won = player_targets(&values, WON, 0.8, 0.5, -0.5);
+        assert!(close(won.advantage[1], 1.0 + 0.4));
+        // A draw score of -1 makes a draw a loss for the advantages.
+        let as_loss = player_targets(&values, [1.0, 0.0, 0.0], 0.8, 0.5, -1.0);
+        let drawn_as_loss = player_targets(&values, drawn, 0.8, 0.5, -1.0);
+        assert_eq!(as_loss.advantage, drawn_as_loss.advantage);
     }
 
     #[test]

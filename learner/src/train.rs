@@ -44,7 +44,8 @@ use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, Infer
 use crate::collect::{Collector, Wanted};
 use crate::config::{SelfPlayConfig, Setups, TrainConfig};
 use crate::diagnostics::{
-    self, Iteration, Term, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS, SELFPLAY_SCORE_PREFIX,
+    self, Iteration, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS,
+    SELFPLAY_SCORE_PREFIX,
 };
 use crate::distill::pretrain_run;
 use crate::evaluate::evaluate;
@@ -438,6 +439,7 @@ impl Learner {
                 let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
                 values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
                 values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));
+                values.push((format!("{EVAL_CAP_DRAWS_PREFIX}{}", s.opponent), s.cap_draws));
                 values.push((tag, s.score));
             }
             values.push((EVAL_SECONDS.to_string(), eval_started.elapsed().as_secs_f64()));
