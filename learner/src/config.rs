@@ -257,6 +257,27 @@ pub struct LearnerConfig {
     pub lr: PowerSchedule,
     /// tau_t, the weight of KL(pi || magnet); the magnet is uniform over legal actions.
     pub magnet: PowerSchedule,
+    /// A policy entropy to hold (nats; 0, the reference's, leaves the magnet
+    /// to its schedule). Above 0 the magnet weight is not the schedule's:
+    /// each iteration it is `entropy_gain` times how far the last
+    /// iteration's mean entropy fell short of this, clamped to the
+    /// schedule's [floor, ceiling], so the magnet pushes only while the
+    /// policy is collapsing (docs/TRAINING.md, "Four hours").
+    pub entropy_target: f32,
+    /// The magnet weight per nat of entropy short of `entropy_target`.
+    pub entropy_gain: f32,
+}
+
+impl LearnerConfig {
+    /// The magnet weight tau of iteration `t`, the last iteration's mean
+    /// policy entropy being `last_entropy` (none before the first).
+    pub fn magnet_weight(&self, t: u64, last_entropy: Option<f64>) -> f64 {
+        if self.entropy_target <= 0.0 {
+            return self.magnet.at(t);
+        }
+        let short = last_entropy.map_or(0.0, |h| (f64::from(self.entropy_target) - h).max(0.0));
+        (f64::from(self.entropy_gain) * short).clamp(self.magnet.floor, self.magnet.ceiling)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -399,6 +420,8 @@ impl Default for LearnerConfig {
             ema_decay: 0.999,
             lr: PowerSchedule { c: 0.5, k: 1.1, floor: 5e-6, ceiling: 1e-4 },
             magnet: PowerSchedule { c: 0.05, k: 0.3, floor: 0.001, ceiling: 0.1 },
+            entropy_target: 0.0,
+            entropy_gain: 0.02,
         }
     }
 }
@@ -558,6 +581,8 @@ impl TrainConfig {
             ("learner.value_weight", l.value_weight, non_negative),
             ("learner.belief_weight", l.belief_weight, non_negative),
             ("learner.weight_decay", l.weight_decay, non_negative),
+            ("learner.entropy_target", l.entropy_target, non_negative),
+            ("learner.entropy_gain", l.entropy_gain, non_negative),
             ("selfplay.temperature", self.selfplay.temperature, non_negative),
         ];
         for (key, v, (ok, why)) in ranges {
@@ -871,11 +896,35 @@ mod tests {
     }
 
     #[test]
+    fn the_magnet_follows_its_schedule_or_the_entropy_it_holds() {
+        let scheduled = LearnerConfig::default();
+        for t in [0, 10, 1000] {
+            assert_eq!(scheduled.magnet_weight(t, Some(0.1)), scheduled.magnet.at(t));
+        }
+        let held = LearnerConfig {
+            entropy_target: 0.9,
+            entropy_gain: 0.02,
+            magnet: PowerSchedule { c: 0.0, k: 0.0, floor: 0.0, ceiling: 0.01 },
+            ..LearnerConfig::default()
+        };
+        // 0.2 nats short: 0.02 * 0.2; at or above the target: nothing; far
+        // short: the ceiling; before any entropy is measured: the floor.
+        assert!((held.magnet_weight(5, Some(0.7)) - 0.004).abs() < 1e-9);
+        assert_eq!((held.magnet_weight(5, Some(0.9)), held.magnet_weight(5, Some(2.0))), (0.0, 0.0));
+        assert_eq!(held.magnet_weight(5, Some(0.0)), 0.01);
+        assert_eq!(held.magnet_weight(0, None), 0.0);
+        let floored = LearnerConfig { magnet: PowerSchedule { floor: 0.001, ..held.magnet }, ..held };
+        assert_eq!((floored.magnet_weight(0, None), floored.magnet_weight(9, Some(1.5))), (0.001, 0.001));
+    }
+
+    #[test]
     fn unknown_keys_and_bad_values_name_the_key() {
         for (text, key) in [
             ("[learner]\ntd_lamda = 0.8\n", "td_lamda"),
             ("[learner]\ntd_lambda = 1.5\n", "learner.td_lambda"),
             ("[learner]\ndraw_score = -1.5\n", "learner.draw_score"),
+            ("[learner]\nentropy_target = -0.5\n", "learner.entropy_target"),
+            ("[learner]\nentropy_gain = nan\n", "learner.entropy_gain"),
             ("[game]\nlayout = \"huge\"\n", "game.layout"),
             ("[game]\nsetups = \"clever\"\n", "game.setups"),
             ("[game]\nrules = \"stratego-rules-v1:pieces=mini\"\n", "game.rules"),

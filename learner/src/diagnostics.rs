@@ -388,7 +388,7 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
     },
     Diagnostic {
         tag: "schedule/magnet_weight",
-        what: "τ_t, the magnet weight of the schedule `magnet`",
+        what: "τ_t, the magnet weight: the schedule `magnet`'s, or under `entropy_target` the one that follows the entropy",
         unit: Unit::Value,
         value: |it| it.magnet_weight,
     },

@@ -47,6 +47,11 @@ pub struct Counters {
     pub games: u64,
     pub samples: u64,
     pub seconds: f64,
+    /// The last iteration's mean policy entropy (nats), which the next
+    /// iteration's magnet weight follows under `learner.entropy_target`
+    /// (none before the first iteration; checkpoints before it lack it).
+    #[serde(default)]
+    pub entropy: Option<f64>,
 }
 
 /// The network trainer's run directory: the shared run directory

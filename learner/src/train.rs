@@ -336,7 +336,7 @@ impl Learner {
         // 3. `epochs` passes of minibatch SGD; each step's diagnostics are
         //    added up on the device.
         let lr = l.lr.at(t);
-        let tau = l.magnet.at(t) as f32;
+        let tau = l.magnet_weight(t, self.counters.entropy) as f32;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
         let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
         let mut sums = DeviceSums::default();
@@ -394,6 +394,9 @@ impl Learner {
         counters.plies += it.plies;
         counters.games += it.games as u64;
         counters.samples += it.samples as u64;
+        if it.samples > 0.0 {
+            counters.entropy = Some(it.per_sample(Term::Entropy));
+        }
         counters.seconds = self.seconds_before + self.started.elapsed().as_secs_f64();
         (it.run_seconds, it.run_plies) = (counters.seconds, counters.plies);
         it.waited = waited;

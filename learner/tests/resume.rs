@@ -47,7 +47,7 @@ fn a_restored_checkpoint_continues_exactly() {
     let root = stratego_testkit::scratch_path("learner-resume");
     let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
     let meta = CheckpointMeta { config: config.clone(), layout, rules: Ruleset::classic(), step: 1 };
-    let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0 };
+    let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0, entropy: Some(0.5) };
     let dir = run.save(&counters, &meta, &once, &once.valid(), &optim, 2).unwrap();
     let restored = restore(&dir, &meta, &dev, &plain, AdamWConfig::new().init()).unwrap();
     assert_eq!(restored.counters, counters);
@@ -79,7 +79,7 @@ fn a_run_written_by_an_older_config_shape_resumes() {
     let model = config.model.preset.model();
     let net = StrategoNet::new(&model, config.game.layout, &dev);
     let meta = CheckpointMeta { config: model, layout: config.game.layout, rules: config.game.rules, step: 1 };
-    let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0 };
+    let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0, entropy: Some(0.5) };
     let checkpoint = run.save(&counters, &meta, &net, &net.valid(), &AdamWConfig::new().init(), 2).unwrap();
     drop(run);
 
