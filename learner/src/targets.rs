@@ -13,9 +13,10 @@
 //!   score with a draw worth `draw_score` (0 in the reference). A negative
 //!   `draw_score` ("contempt", as chess engines call it) makes a draw worse
 //!   than nothing for both players in the policy's update only: the value
-//!   head still learns the true (loss, draw, win) chances. It is the cure for
-//!   a policy that learns to shuffle to the battleless cap when ahead
-//!   (docs/TRAINING.md, "Four hours").
+//!   head still learns the true (loss, draw, win) chances. It is meant
+//!   against a policy that learns to shuffle to the battleless cap when
+//!   ahead (docs/TRAINING.md, "Four hours": alone, it did not revive a
+//!   collapsed one).
 
 use stratego_engine::{Color, Outcome};
 use stratego_model::{DRAW, LOSS, WIN};
