@@ -275,7 +275,7 @@ fn checked_load(
         rules.expect_same(&meta.rules).map_err(|e| error(path, e.to_string()))?;
     }
     check_tensors(path, &bytes, &meta)?;
-    let mut net = StrategoNet::new(&meta.config, meta.layout, device);
+    let mut net = StrategoNet::lazy(&meta.config, meta.layout, device);
     // The bytes checked above, not the file read again: what is loaded is
     // what was checked.
     let mut store = SafetensorsStore::from_bytes(Some(bytes));

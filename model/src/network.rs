@@ -1,7 +1,7 @@
 //! The network: a pre-LayerNorm transformer encoder over the 92 square
 //! tokens and a value token, with policy, value and belief heads.
 
-use burn::module::{Module, Param};
+use burn::module::{Module, ModuleVisitor, Param};
 use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig};
 use burn::nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig};
 use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
@@ -58,6 +58,15 @@ pub struct NetOutput {
     pub belief_logits: Tensor<3>,
 }
 
+/// Initialises every parameter it visits (see `StrategoNet::new`).
+struct Materialize;
+
+impl ModuleVisitor for Materialize {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let _ = param.val();
+    }
+}
+
 impl StrategoNet {
     /// A fresh network of the `tiny` preset, the smallest: what smoke runs
     /// and the tests of every crate train and play with.
@@ -67,6 +76,20 @@ impl StrategoNet {
 
     /// A freshly initialised network over the planes of `layout`.
     pub fn new(config: &ModelConfig, layout: Layout, device: &Device) -> StrategoNet {
+        let net = StrategoNet::lazy(config, layout, device);
+        // burn initialises most parameters lazily, drawing from the
+        // backend's one generator at their first use: in whichever thread
+        // touches them first, after whatever else drew from it meanwhile.
+        // Drawing them all here makes the network a function of the
+        // generator's state at construction (`device.seed(s)` just before).
+        net.visit(&mut Materialize);
+        net
+    }
+
+    /// The network's shape with most parameters not yet drawn: for a
+    /// checkpoint to fill in (`checkpoint::load_bytes`) without drawing a
+    /// random initialisation it would overwrite.
+    pub(crate) fn lazy(config: &ModelConfig, layout: Layout, device: &Device) -> StrategoNet {
         let d = config.d_model;
         let encoder = TransformerEncoderConfig::new(d, config.ffn, config.heads, config.layers)
             .with_dropout(config.dropout)

@@ -158,3 +158,26 @@ fn actions_are_chosen_by_argmax_or_by_tempered_sampling_among_legal_ones() {
         assert_eq!(choose_action(&vec![f32::NAN; NUM_ACTIONS], temperature, &mut rng), None);
     }
 }
+
+/// burn draws most parameters lazily, at their first use, from the
+/// backend's one generator; a network built that way would depend on what
+/// else drew from it (another thread, another test) before its first
+/// forward pass. `StrategoNet::new` draws every parameter at construction.
+#[test]
+fn a_new_network_has_drawn_all_its_parameters() {
+    use burn::module::{Module, ModuleVisitor, Param};
+    struct Lazy(usize, usize);
+    impl ModuleVisitor for Lazy {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.0 += 1;
+            self.1 += usize::from(!param.is_initialized());
+        }
+    }
+    let dev = device("cpu").unwrap();
+    for layout in Layout::ALL {
+        let mut lazy = Lazy(0, 0);
+        StrategoNet::tiny(layout, &dev).visit(&mut lazy);
+        assert!(lazy.0 > 10, "{} parameters visited", lazy.0);
+        assert_eq!(lazy.1, 0, "{} of {} parameters not yet drawn ({layout})", lazy.1, lazy.0);
+    }
+}

@@ -657,10 +657,6 @@ mod tests {
         );
     }
 
-    /// The setups follow the seed exactly. (The moves do too, given the
-    /// same probabilities; but the CPU backend's parallel sums are not
-    /// bit-identical under another thread schedule, so two runs beside
-    /// other tests may sample differently near a tie.)
     /// In lockstep an actor plays exactly the steps granted, one actor at a
     /// time, and the same grants give the same games in the same order.
     #[test]
@@ -690,6 +686,10 @@ mod tests {
         assert_eq!(first, play());
     }
 
+    /// The setups follow the seed exactly. (The moves do too, given the
+    /// same probabilities; but the CPU backend's parallel sums are not
+    /// bit-identical under another thread schedule, so two runs beside
+    /// other tests may sample differently near a tie.)
     #[test]
     fn a_seed_replays_its_setups_and_another_seed_deals_others() {
         let first = setups(1, 3);

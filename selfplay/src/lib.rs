@@ -76,7 +76,10 @@ impl stratego_players::Player for First {
 
 /// A tiny network for the tests. burn seeds one generator per backend,
 /// which tests running in parallel share: seeding and initialising under
-/// one lock makes each network a function of its seed.
+/// one lock makes each network a function of its seed (`StrategoNet::new`
+/// draws every parameter at once; burn's lazy initialisation drew most of
+/// them at the first forward pass, outside the lock, which let two
+/// networks of one seed differ: CI saw it in the lockstep test).
 #[cfg(test)]
 pub(crate) fn test_net(seed: u64) -> (stratego_model::StrategoNet, stratego_model::Device) {
     static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
