@@ -325,6 +325,38 @@ fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An iteration's log line is written before its checkpoint. Here the
+/// checkpoint cannot be written (a file stands where it goes): the run
+/// stops with an error and its line stays, past the newest checkpoint,
+/// until a resume from the checkpoint before drops it and plays the
+/// iteration again. (Written after the checkpoint, the line was lost for
+/// good by a kill between the two: the resumed run starts past it.)
+#[test]
+fn an_iterations_log_line_is_written_before_its_checkpoint() {
+    let (_turn, dir, run) = training("train-line-first");
+    let path = rl_only_smoke(&dir, "line-first", |config| config.checkpoint.every = 1);
+    succeeded(&train(&path, &run, &["--iterations", "1"]));
+    let blocker = run.join("checkpoints/00000002");
+    std::fs::write(&blocker, b"not a checkpoint").unwrap();
+    let o = resume(&run, 2);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(last.starts_with("error: ") && last.contains("00000002") && !err.contains("panicked"), "{err}");
+    let steps = |lines: &[Value]| iterations(lines).iter().map(|l| l["step"].as_u64().unwrap()).collect::<Vec<_>>();
+    assert_eq!(steps(&metrics(&run)), [1, 2], "the line of the iteration whose checkpoint failed");
+    // Without the blocker, a resume from checkpoint 1 drops that line and
+    // writes the iteration's line again: one point per step.
+    std::fs::remove_file(&blocker).unwrap();
+    succeeded(&resume(&run, 2));
+    assert_eq!(checkpoint_steps(&run).last(), Some(&2));
+    assert_eq!(steps(&metrics(&run)), [1, 2, 2]);
+    let series = stratego_runlog::read_metrics(&run.join("metrics.jsonl")).unwrap();
+    let points = &series["loss/total"];
+    assert_eq!(points.iter().map(|p| p.0).collect::<Vec<_>>(), [1, 2], "{points:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `dir/NAME.toml`: the smoke config without its warm start and its
 /// evaluations (these tests are about the RL loop), changed by `edit`.
 fn rl_only_smoke(dir: &Path, name: &str, edit: impl FnOnce(&mut stratego_learner::TrainConfig)) -> PathBuf {

@@ -13,8 +13,9 @@
 //! 4. the average of the weights is updated, the new weights go to the
 //!    actors (the next policy version), and the iteration's diagnostics
 //!    (`diagnostics.rs`), read back once, are logged;
-//! 5. every K iterations: a checkpoint (raw, average, optimizer, counters)
-//!    and an evaluation against the baseline players.
+//! 5. every K iterations: an evaluation against the baseline players (its
+//!    scores join the iteration's log line) and, after the line is written,
+//!    a checkpoint (raw, average, optimizer, counters).
 //!
 //! With `[pretrain] enabled`, a run without a checkpoint first trains by
 //! imitation of a teacher (`distill.rs`) and saves that as checkpoint 0;
@@ -405,12 +406,17 @@ impl Learner {
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
         values.extend(opponent_scores(collected, &opponent_names(s)));
 
-        // 5. Checkpoint and evaluation.
+        // 5. Evaluation, the iteration's logs, then its checkpoint: in this
+        //    order a kill between the last two leaves a line past the
+        //    newest checkpoint, which the resume drops (its `resumed`
+        //    event) and plays again; in the other, the checkpoint's own
+        //    line was lost for good.
         let step = self.counters.iteration;
-        values.extend(self.checkpoint_and_evaluate(step)?);
+        values.extend(self.evaluate_if_due(step)?);
         let logged: Vec<(&str, f64)> = values.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
         self.board.scalars(step, &logged)?;
         self.metrics.write(step, &logged)?;
+        self.checkpoint_if_due(step)?;
         let line = format!(
             "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
             it.plies as f64 / it.seconds.max(1e-9),
@@ -422,17 +428,25 @@ impl Learner {
     }
 
     /// Step 5: a checkpoint every `checkpoint.every` iterations and at the
-    /// end; an evaluation every `eval.every`, whose values it returns (its
-    /// time apart, `eval/seconds`: it is neither learning nor waiting).
-    fn checkpoint_and_evaluate(&mut self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
+    /// end.
+    fn checkpoint_if_due(&mut self, step: u64) -> Result<(), TrainError> {
         let config = &self.config;
-        let last = self.finished();
-        let meta = checkpoint_meta(config, step);
-        if step.is_multiple_of(config.checkpoint.every) || last {
+        if step.is_multiple_of(config.checkpoint.every) || self.finished() {
+            let meta = checkpoint_meta(config, step);
             let dir =
                 self.run.save(&self.counters, &meta, self.net(), &self.ema, &self.optimizer, config.checkpoint.keep)?;
             self.last_checkpoint = Some(dir);
         }
+        Ok(())
+    }
+
+    /// Step 5: an evaluation every `eval.every` and at the end, whose
+    /// values it returns (its time apart, `eval/seconds`: it is neither
+    /// learning nor waiting).
+    fn evaluate_if_due(&self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
+        let config = &self.config;
+        let last = self.finished();
+        let meta = checkpoint_meta(config, step);
         let mut values = Vec::new();
         if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || last) {
             let eval_started = Instant::now();
