@@ -445,11 +445,10 @@ impl Learner {
     /// learning nor waiting).
     fn evaluate_if_due(&self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
         let config = &self.config;
-        let last = self.finished();
-        let meta = checkpoint_meta(config, step);
         let mut values = Vec::new();
-        if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || last) {
+        if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || self.finished()) {
             let eval_started = Instant::now();
+            let meta = checkpoint_meta(config, step);
             let setups = crate::evaluate::setup_policy(config.game.setups);
             let eval_seed = stream_seed(config.run.seed, "eval", step);
             for s in evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed)? {
