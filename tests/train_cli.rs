@@ -560,6 +560,72 @@ fn past_selves_join_the_pool_play_from_it_and_come_back_on_resume() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `[[stage]]`: when the run reaches a stage's `from` it keeps its network
+/// (`RUN/stages/`), restarts the optimizer, the average and the schedules
+/// if asked, writes a checkpoint, and plays the stage's opponents, the kept
+/// network among them (`net:@N`), logged under the spec as written. A run
+/// resumed inside the stage plays them again.
+#[test]
+fn a_stage_keeps_the_network_and_changes_the_recipe_part_way() {
+    let (_turn, dir, run) = training("train-stage");
+    let base = rl_only_smoke(&dir, "base", |config| {
+        config.run.reproducible = true;
+        config.run.iterations = 4;
+        config.selfplay.games_per_actor = 8;
+        config.learner.samples_per_iteration = 256;
+        config.game.rules.max_plies = 60;
+        config.checkpoint.every = 100;
+        config.checkpoint.keep = 10;
+    });
+    let spar = "net:@2,temperature=0";
+    let stage = format!(
+        "\n[[stage]]\nfrom = 2\nrestart = true\n[stage.selfplay]\nopponents = [\"{spar}\"]\nopponent_share = 0.5\n\
+         [stage.learner]\nlr = {{ c = 1e-3, k = 1.0, floor = 0.0, ceiling = 1e-3 }}\n"
+    );
+    let path = dir.join("staged.toml");
+    std::fs::write(&path, std::fs::read_to_string(&base).unwrap() + &stage).unwrap();
+    succeeded(&train(&path, &run, &[]));
+
+    // The stage's first network is kept, and checkpoint 2 (written because
+    // the stage began there) holds it, with the average restarted at it.
+    assert_eq!(checkpoint_steps(&run), [2, 4]);
+    let kept = std::fs::read(run.join("stages/00000002.safetensors")).unwrap();
+    assert_eq!(kept, std::fs::read(run.join("checkpoints/00000002/model.safetensors")).unwrap());
+    assert_eq!(kept, std::fs::read(run.join("checkpoints/00000002/ema.safetensors")).unwrap());
+    let lines = metrics(&run);
+    assert!(lines.iter().any(|l| l["event"] == "stage begins, restarted" && l["step"] == 2), "{lines:?}");
+    let its = iterations(&lines);
+    let value = |step: u64, tag: &str| its.iter().find(|l| l["step"] == step).and_then(|l| l[tag].as_f64());
+    // The base's opponents before, the stage's after; its rate counted
+    // from 0 at iteration 2 (logged at step 3), 1e-3 / (t + 1).
+    let tag = format!("selfplay/score_vs_{spar}");
+    assert!(value(1, "selfplay/score_vs_random").is_some() || value(2, "selfplay/score_vs_greedy").is_some());
+    assert!([1, 2].iter().all(|&step| value(step, &tag).is_none()));
+    assert!([3, 4].iter().all(|&step| value(step, "selfplay/score_vs_random").is_none()));
+    assert!(value(3, &tag).is_some() || value(4, &tag).is_some(), "{its:?}");
+    let smoke_lr = stratego_learner::TrainConfig::load(&base).unwrap().learner.lr;
+    assert_eq!(value(2, "schedule/learning_rate"), Some(smoke_lr.at(1)));
+    assert_eq!(value(3, "schedule/learning_rate"), Some(1e-3));
+    assert_eq!(value(4, "schedule/learning_rate"), Some(5e-4));
+
+    // Resumed inside the stage, the run plays the kept network again.
+    std::fs::remove_dir_all(run.join("checkpoints/00000004")).unwrap();
+    succeeded(&resume(&run, 6));
+    let lines = metrics(&run);
+    let resumed = lines.iter().position(|l| l["event"] == "resumed").expect("a resumed line");
+    assert_eq!(lines[resumed]["step"], 2);
+    let after: Vec<&Value> = iterations(&lines[resumed..]);
+    assert!(after.iter().any(|l| l[&tag].as_f64().is_some()), "{after:?}");
+    assert_eq!(
+        after.iter().find(|l| l["step"] == 5).and_then(|l| l["schedule/learning_rate"].as_f64()),
+        Some(1e-3 / 3.0)
+    );
+    // Without its kept network, a resume inside the stage is refused.
+    std::fs::remove_file(run.join("stages/00000002.safetensors")).unwrap();
+    assert_one_line_error(&resume(&run, 8), "stages/00000002.safetensors");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Every network config of the repository (all but the n-tuple ones)
 /// parses and validates as it stands, its players included, and
 /// `run.init` refuses a network of another shape before anything runs.
@@ -581,6 +647,13 @@ fn every_network_config_is_valid() {
     for named in ["smoke", "cpu", "cpu-4h", "gpu"] {
         assert!(checked.iter().any(|c| c == named), "{named} in {checked:?}");
     }
+    // gpu.toml carries the whole four-hour recipe: the hour's, then a stage
+    // that spars with the network the hour made, checked above with it.
+    let gpu = stratego_learner::TrainConfig::load(Path::new("configs/gpu.toml")).unwrap();
+    let stages = gpu.stages().unwrap();
+    assert_eq!(stages.len(), 2);
+    let spar = format!("net:@{},temperature=0", gpu.stage[0].from);
+    assert!(gpu.stage[0].restart && stages[1].selfplay.opponents.contains(&spar), "{:?}", stages[1].selfplay);
     let dir = scratch("train-init");
     let small = dir.join("small.safetensors");
     succeeded(&stratego(&["model", "init", "--preset", "small", "--out", small.to_str().unwrap()]));

@@ -42,7 +42,7 @@ pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<Pi
     // Self-play alone. The clock starts once the first game is in, so the
     // warm-up (games in flight from ply 0) does not count against it.
     let (service, actors, games) =
-        start_selfplay(config, net.valid(), 0, selfplay_seed(config.run.seed, 0), &plain, None)?;
+        start_selfplay(config, net.valid(), 0, selfplay_seed(config.run.seed, 0), &plain, None, None)?;
     let first =
         games.recv_timeout(Duration::from_secs(600)).map_err(|_| TrainError::Data("no game finished".into()))?;
     let plies_at_start = actors.plies.load(std::sync::atomic::Ordering::Relaxed);

@@ -14,6 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use stratego_engine::{Layout, Ruleset, State, NUM_ACTIONS};
 use stratego_model::{ModelConfig, PRESETS};
 
+use crate::stage::{frozen_reference, Stage};
 use crate::TrainError;
 
 /// The backend a run trains on (`stratego_model::device` of its name).
@@ -121,6 +122,10 @@ pub struct TrainConfig {
     pub checkpoint: CheckpointConfig,
     pub eval: EvalConfig,
     pub pretrain: PretrainConfig,
+    /// The recipe's later stages (`[[stage]]`, `stage.rs`): from an
+    /// iteration on, keys of `selfplay`, `learner` and `eval` replaced.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stage: Vec<Stage>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -543,9 +548,89 @@ impl TrainConfig {
         toml::to_string(self).expect("a config always serializes")
     }
 
-    /// Checks the values the types do not (ranges, counts, the opponents);
-    /// errors name the key.
+    /// Checks the values the types do not (ranges, counts, the opponents),
+    /// and the config of every stage; errors name the key.
     pub fn validate(&self) -> Result<(), TrainError> {
+        self.validate_values()?;
+        self.validate_stages()
+    }
+
+    /// The config each stage of the recipe runs: the config itself (without
+    /// its stages) first, then one per `[[stage]]`, each over the one before.
+    pub fn stages(&self) -> Result<Vec<TrainConfig>, TrainError> {
+        let mut configs = vec![TrainConfig { stage: Vec::new(), ..self.clone() }];
+        for stage in &self.stage {
+            let next = stage.apply(configs.last().expect("the first is there"))?;
+            configs.push(next);
+        }
+        Ok(configs)
+    }
+
+    /// The stage iteration `t` belongs to: its index into [`Self::stages`].
+    pub fn stage_of(&self, t: u64) -> usize {
+        self.stage.iter().take_while(|s| s.from <= t).count()
+    }
+
+    /// The iteration from which the schedules of iteration `t` count: the
+    /// `from` of the last stage so far that restarted, else 0.
+    pub fn schedule_origin(&self, t: u64) -> u64 {
+        self.stage.iter().rev().find(|s| s.restart && s.from <= t).map_or(0, |s| s.from)
+    }
+
+    /// The stages: in order, after iteration 0; each one's config valid,
+    /// its `@N` networks frozen by itself or a stage before it, and the
+    /// optimizer kept unless the stage restarts. The config before them
+    /// names no `@N` network: there is none yet.
+    fn validate_stages(&self) -> Result<(), TrainError> {
+        for (key, spec) in self.specs().chain(self.pretrain_specs()) {
+            if frozen_reference(spec).map_err(|e| invalid(key, &e))?.is_some() {
+                return Err(invalid(key, format!("`{spec}` names a network of a stage; only a [[stage]] can")));
+            }
+        }
+        let mut before = 0;
+        for stage in &self.stage {
+            if stage.from <= before {
+                let why =
+                    format!("{} does not come after {before} (stages begin after iteration 0, in order)", stage.from);
+                return Err(stage.error("stage.from", why));
+            }
+            before = stage.from;
+        }
+        let configs = self.stages()?;
+        for (stage, pair) in self.stage.iter().zip(configs.windows(2)) {
+            let (earlier, config) = (&pair[0], &pair[1]);
+            config.validate_values().map_err(|e| stage.rekey(e))?;
+            if !stage.restart && config.learner.weight_decay != earlier.learner.weight_decay {
+                let why = "changes the optimizer, which only a stage with `restart = true` may";
+                return Err(stage.error("stage.learner.weight_decay", why));
+            }
+            for (key, spec) in config.specs() {
+                let frozen = frozen_reference(spec).map_err(|e| stage.error(&format!("stage.{key}"), &e))?;
+                if let Some(n) = frozen.filter(|n| !self.stage.iter().any(|s| s.from == *n && s.from <= stage.from)) {
+                    let why = format!("`{spec}`: no stage up to this one begins at iteration {n}");
+                    return Err(stage.error(&format!("stage.{key}"), why));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The player specs a stage may change, with their keys.
+    fn specs(&self) -> impl Iterator<Item = (&'static str, &String)> {
+        (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o)))
+            .chain(self.eval.opponents.iter().map(|o| ("eval.opponents", o)))
+    }
+
+    /// The warm start's player specs, with their keys.
+    fn pretrain_specs(&self) -> impl Iterator<Item = (&'static str, &String)> {
+        [("pretrain.teacher", &self.pretrain.teacher)]
+            .into_iter()
+            .chain(self.pretrain.opponents.iter().map(|o| ("pretrain.opponents", o)))
+    }
+
+    /// The checks of one config's own values, its stages aside: what
+    /// [`Self::validate`] checks of the base and of each stage's config.
+    fn validate_values(&self) -> Result<(), TrainError> {
         let size = |key: &str, value: u64| check_size(key, value);
         size("run.iterations", self.run.iterations)?;
         size("selfplay.actors", self.selfplay.actors as u64)?;
@@ -628,21 +713,9 @@ impl TrainConfig {
     /// the first evaluation); reads `run.init`'s metadata and checks it
     /// against the model and the rules. [`TrainConfig::parse`] reads no file.
     pub fn check_before_run(&self) -> Result<(), TrainError> {
-        let players = stratego_roster::players();
-        let build = |key: &str, spec: &str| players.factory(spec).map_err(|e| invalid(key, e));
-        for opponent in &self.eval.opponents {
-            build("eval.opponents", opponent)?;
-        }
-        let rules = &self.game.rules;
-        // The pretrain section's players too when it is off: `stratego
-        // distill` plays them whatever `pretrain.enabled` says.
-        let playing = (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o)))
-            .chain([("pretrain.teacher", &self.pretrain.teacher)])
-            .chain(self.pretrain.opponents.iter().map(|o| ("pretrain.opponents", o)));
-        for (key, spec) in playing {
-            build(key, spec)?
-                .check_rules(rules)
-                .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
+        self.check_players(true)?;
+        for (stage, config) in self.stage.iter().zip(self.stages()?.iter().skip(1)) {
+            config.check_players(false).map_err(|e| stage.rekey(e))?;
         }
         if let Some(init) = &self.run.init {
             let meta = stratego_model::read_meta(init).map_err(|e| invalid("run.init", e))?;
@@ -662,6 +735,30 @@ impl TrainConfig {
                 .rules
                 .expect_same(&meta.rules)
                 .map_err(|e| invalid("run.init", format!("{}: {e}", init.display())))?;
+        }
+        Ok(())
+    }
+
+    /// Builds the players the config names (the warm start's too with
+    /// `pretrain`), reading their files, and checks that those that play
+    /// the run's games can play its rules. A stage's `@N` networks are made
+    /// by the run: they are checked when the stage begins.
+    fn check_players(&self, pretrain: bool) -> Result<(), TrainError> {
+        let players = stratego_roster::players();
+        let build = |key: &str, spec: &str| players.factory(spec).map_err(|e| invalid(key, e));
+        let made_by_the_run = |spec: &str| matches!(frozen_reference(spec), Ok(Some(_)));
+        for opponent in self.eval.opponents.iter().filter(|o| !made_by_the_run(o)) {
+            build("eval.opponents", opponent)?;
+        }
+        let rules = &self.game.rules;
+        // The pretrain section's players too when it is off: `stratego
+        // distill` plays them whatever `pretrain.enabled` says.
+        let warm_start = self.pretrain_specs().filter(|_| pretrain);
+        let playing = (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o))).chain(warm_start);
+        for (key, spec) in playing.filter(|(_, spec)| !made_by_the_run(spec)) {
+            build(key, spec)?
+                .check_rules(rules)
+                .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
         }
         Ok(())
     }
@@ -915,6 +1012,106 @@ mod tests {
         assert_eq!(held.magnet_weight(0, None), 0.0);
         let floored = LearnerConfig { magnet: PowerSchedule { floor: 0.001, ..held.magnet }, ..held };
         assert_eq!((floored.magnet_weight(0, None), floored.magnet_weight(9, Some(1.5))), (0.001, 0.001));
+    }
+
+    /// Two stages over a base: each changes only what it names, over the
+    /// one before; a stage's `@N` network needs no file before the run.
+    const STAGED: &str = r#"
+[selfplay]
+opponents = ["greedy"]
+opponent_share = 0.5
+[learner]
+lr = { c = 2e-4, k = 0.0, floor = 2e-4, ceiling = 2e-4 }
+[[stage]]
+from = 10
+restart = true
+[stage.selfplay]
+opponents = ["greedy", "net:@10,temperature=0"]
+opponent_share = 0.75
+[stage.learner]
+draw_score = -0.25
+lr = { c = 0.08, k = 1.0, floor = 2e-5, ceiling = 2e-4 }
+[[stage]]
+from = 20
+[stage.eval]
+opponents = ["random", "net:@10"]
+"#;
+
+    #[test]
+    fn stages_change_what_they_name_from_their_iteration_on() {
+        let c = TrainConfig::parse(STAGED).unwrap();
+        let stages = c.stages().unwrap();
+        assert_eq!(stages.len(), 3);
+        assert!(stages.iter().all(|s| s.stage.is_empty()));
+        let (base, spar, last) = (&stages[0], &stages[1], &stages[2]);
+        assert_eq!((base.selfplay.opponent_share, base.learner.draw_score), (0.5, 0.0));
+        assert_eq!(spar.selfplay.opponents, ["greedy", "net:@10,temperature=0"]);
+        assert_eq!((spar.selfplay.opponent_share, spar.learner.draw_score), (0.75, -0.25));
+        assert_eq!(spar.learner.lr.at(0), 2e-4);
+        // Unnamed keys stay: the base's, which are the defaults here.
+        assert_eq!((spar.learner.td_lambda, spar.selfplay.actors), (base.learner.td_lambda, base.selfplay.actors));
+        assert_eq!(spar.eval, base.eval);
+        // The last stage keeps the one before's self-play and learner.
+        assert_eq!((&last.selfplay, &last.learner), (&spar.selfplay, &spar.learner));
+        assert_eq!(last.eval.opponents, ["random", "net:@10"]);
+        assert_eq!([0, 9, 10, 19, 20, 99].map(|t| c.stage_of(t)), [0, 0, 1, 1, 2, 2]);
+        assert_eq!([0, 9, 10, 25].map(|t| c.schedule_origin(t)), [0, 0, 10, 10]);
+        // Written back whole, and read back the same.
+        let written = c.to_toml();
+        assert!(written.contains("[[stage]]") && written.contains("[stage.learner]"), "{written}");
+        assert_eq!(TrainConfig::parse(&written).unwrap(), c);
+        // No stage: nothing written, and one config.
+        assert!(!TrainConfig::default().to_toml().contains("stage"));
+        assert_eq!(TrainConfig::default().stages().unwrap(), [TrainConfig::default()]);
+        c.check_before_run().unwrap();
+    }
+
+    #[test]
+    fn a_bad_stage_is_refused_naming_the_key_and_the_stage() {
+        let staged = |edit: &str| STAGED.replace("from = 10\nrestart = true\n", edit);
+        let missing = STAGED.replace("net:@10\"]", "net:@10\", \"net:missing.safetensors\"]");
+        for (text, wanted) in [
+            (staged("from = 0\nrestart = true\n"), "`stage.from`: in the stage from iteration 0"),
+            (staged("from = 30\nrestart = true\n"), "`stage.from`: in the stage from iteration 20: 20 does not"),
+            (
+                STAGED.replace("opponent_share = 0.75", "opponets = []"),
+                "`stage.selfplay`: in the stage from iteration 10: unknown field `opponets`",
+            ),
+            (
+                STAGED.replace("draw_score = -0.25", "td_lambda = 1.5"),
+                "`stage.learner.td_lambda`: in the stage from iteration 10: 1.5",
+            ),
+            (STAGED.replace("[stage.eval]", "[stage.run]"), "unknown field `run`"),
+            (STAGED.replace("opponents = [\"greedy\"]", "opponents = [\"net:@10\"]"), "only a [[stage]] can"),
+            (
+                STAGED.replace("\"net:@10\"]", "\"net:@15\"]"),
+                "`stage.eval.opponents`: in the stage from iteration 20: `net:@15`: no stage",
+            ),
+            (
+                STAGED.replace("net:@10,", "net:@20,"),
+                "`stage.selfplay.opponents`: in the stage from iteration 10: `net:@20,temperature=0`: no stage",
+            ),
+            (STAGED.replace("net:@10,", "net:@ten,"), "is not an iteration"),
+            (
+                staged("from = 10\n").replace("draw_score", "weight_decay = 0.1\ndraw_score"),
+                "`stage.learner.weight_decay`",
+            ),
+            (
+                STAGED
+                    .replace("opponents = [\"greedy\"]\nopponent_share = 0.5", "")
+                    .replace("opponents = [\"greedy\", \"net:@10,temperature=0\"]\n", ""),
+                "`stage.selfplay.opponent_share`: in the stage from iteration 10: is above 0",
+            ),
+        ] {
+            let e = TrainConfig::parse(&text).unwrap_err().to_string();
+            assert!(e.contains(wanted), "{text}\ngave {e}");
+            assert_eq!(e.lines().count(), 1, "one line: {e}");
+        }
+        // A stage's player files are read before a run as the base's are.
+        let e = TrainConfig::parse(&missing).unwrap().check_before_run().unwrap_err().to_string();
+        assert!(e.contains("`stage.eval.opponents`: in the stage from iteration 20") && e.contains("missing"), "{e}");
+        // With `restart`, a stage may change the optimizer.
+        TrainConfig::parse(&STAGED.replace("draw_score", "weight_decay = 0.1\ndraw_score")).unwrap();
     }
 
     #[test]

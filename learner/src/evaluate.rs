@@ -39,21 +39,22 @@ pub fn setup_policy(setups: Setups) -> SetupPolicy {
 }
 
 /// The network's [`Score`] against each opponent, in the config's order;
-/// its setups are drawn by `setups` (the run's training setups).
+/// its setups are drawn by `setups` (the run's training setups). An
+/// opponent's `@N` network is the run's in `run` (`stage.rs`).
 pub fn evaluate(
     net: &StrategoNet,
     meta: &CheckpointMeta,
     config: &EvalConfig,
     setups: SetupPolicy,
     seed: u64,
+    run: Option<&std::path::Path>,
 ) -> Result<Vec<Score>, TrainError> {
     let options = NetOptions { setup: setups, ..NetOptions::default() };
     let network = NetPlayerFactory::from_network(net.clone(), meta.layout, meta.rules, options)
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     for opponent in &config.opponents {
-        let baseline =
-            stratego_roster::players().factory(opponent).map_err(|e| TrainError::config("eval.opponents", e))?;
+        let baseline = crate::stage::factory(opponent, run).map_err(|e| TrainError::config("eval.opponents", e))?;
         let match_config = MatchConfig::new(meta.rules, config.games, seed);
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
@@ -87,7 +88,7 @@ mod tests {
         let rules = Ruleset { max_plies: 30, ..Ruleset::barrage() };
         let meta = CheckpointMeta { config, layout: Layout::Compact, rules, step: 3 };
         let eval = EvalConfig { every: 1, games: 4, opponents: vec!["random".into(), "greedy".into()] };
-        let scores = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7).unwrap();
+        let scores = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7, None).unwrap();
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
         for s in &scores {
             assert!(0.0 <= s.low && s.low <= s.score && s.score <= s.high && s.high <= 1.0, "{s:?}");
@@ -96,7 +97,7 @@ mod tests {
         // No battle can happen on the first ply, so a cap of one battleless
         // ply draws every game there, and the share says so.
         let capped = CheckpointMeta { rules: Ruleset { max_battleless_plies: 1, ..rules }, ..meta };
-        for s in evaluate(&net, &capped, &eval, SetupPolicy::Handcrafted, 7).unwrap() {
+        for s in evaluate(&net, &capped, &eval, SetupPolicy::Handcrafted, 7, None).unwrap() {
             assert_eq!((s.cap_draws, s.score), (1.0, 0.5), "{s:?}");
         }
     }

@@ -27,6 +27,7 @@ pub mod pool;
 pub mod rules_config;
 pub mod run;
 pub mod samples;
+pub mod stage;
 pub mod step;
 pub mod targets;
 pub mod train;

@@ -5,6 +5,9 @@
 //!   config.toml                 the resolved config (every value, defaults included)
 //!   metrics.jsonl               one line per iteration (append-only)
 //!   events.out.tfevents.*       TensorBoard scalars (one file per start)
+//!   stages/00010000.safetensors the network when the stage from iteration
+//!                               10000 began (`stage.rs`)
+//!   pool/00000040.safetensors   a past self in the pool (`pool.rs`)
 //!   checkpoints/00000040/       one directory per checkpoint, written whole:
 //!     model.safetensors         the raw weights (a `net:` player loads this)
 //!     ema.safetensors           the exponential moving average of the weights

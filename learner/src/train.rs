@@ -20,13 +20,15 @@
 //! With `[pretrain] enabled`, a run without a checkpoint first trains by
 //! imitation of a teacher (`distill.rs`) and saves that as checkpoint 0;
 //! with `run.init`, checkpoint 0 is the given network. `run.max_minutes`
-//! ends a run early at a wall-clock budget.
+//! ends a run early at a wall-clock budget. A `[[stage]]` of the config
+//! (`stage.rs`) changes the recipe from an iteration on: steps 1 to 5 read
+//! the config of the stage the iteration is in.
 //!
 //! Every generator is seeded by `stream_seed(run.seed, <stream>, <index>)`:
 //! the actors of a start at iteration t (stream `selfplay`), the minibatch
 //! order of iteration t (`minibatches`), the evaluation at step t (`eval`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -99,16 +101,16 @@ pub fn start_selfplay(
     seed: u64,
     device: &Device,
     pool: Option<Arc<Pool>>,
+    run: Option<&Path>,
 ) -> Result<(InferenceService, Actors, Receiver<GameTrajectory>), TrainError> {
     let (rules, layout) = (config.game.rules, config.game.layout);
     let s = &config.selfplay;
     let service = InferenceService::start(net, version, layout, device.clone(), s.max_inference_batch);
     let (sender, games) = bounded::<GameTrajectory>(s.channel_capacity);
-    let registry = stratego_roster::players();
     let opponents = s
         .opponents
         .iter()
-        .map(|spec| registry.factory(spec).map_err(|e| TrainError::config("selfplay.opponents", e)))
+        .map(|spec| crate::stage::factory(spec, run).map_err(|e| TrainError::config("selfplay.opponents", e)))
         .collect::<Result<Vec<_>, _>>()?;
     let actor_config = ActorConfig {
         rules,
@@ -176,6 +178,8 @@ pub struct Learned {
 /// by self-play workers on other machines.
 pub struct Learner {
     config: TrainConfig,
+    /// The config of each stage of the recipe (`TrainConfig::stages`).
+    stages: Vec<TrainConfig>,
     run: RunDir,
     plain: Device,
     device: Device,
@@ -207,8 +211,10 @@ impl Learner {
         let device_name = options.device.as_deref().unwrap_or(config.run.device.name());
         let plain: Device = stratego_model::device(device_name)?;
         let device = plain.clone().autodiff();
-        let l = &config.learner;
+        let stages = config.stages()?;
         let resumed_from = if resume { run.latest_verified()? } else { None };
+        // The optimizer of the stage the run is in.
+        let l = &stages[config.stage_of(resumed_from.as_ref().map_or(0, |(step, _)| *step))].learner;
         if let Some((_, dir)) = &resumed_from {
             run.check_config(dir)?;
         }
@@ -261,6 +267,7 @@ impl Learner {
         let seconds_before = counters.seconds;
         Ok(Learner {
             config: config.clone(),
+            stages,
             last_checkpoint: resumed_from.map(|(_, dir)| dir).or(first_checkpoint),
             run,
             plain,
@@ -279,6 +286,17 @@ impl Learner {
     /// The weights being trained.
     fn net(&self) -> &StrategoNet {
         self.net.as_ref().expect("the weights are put back after every iteration")
+    }
+
+    /// The config of the stage iteration `t` is in.
+    fn stage(&self, t: u64) -> &TrainConfig {
+        &self.stages[self.config.stage_of(t)]
+    }
+
+    /// The config of the stage the next iteration is in: the one self-play
+    /// plays by now.
+    pub fn stage_config(&self) -> &TrainConfig {
+        self.stage(self.counters.iteration)
     }
 
     /// The policy version of the current weights: iterations done.
@@ -328,16 +346,19 @@ impl Learner {
     /// `version()` is the next policy version.
     pub fn learn(&mut self, collected: &[GameTrajectory], waited: f64) -> Result<Learned, TrainError> {
         let tick = Instant::now();
-        let (config, l, s) = (&self.config, &self.config.learner, &self.config.selfplay);
         let t = self.counters.iteration;
+        let config = &self.stages[self.config.stage_of(t)];
+        let (l, s) = (&config.learner, &config.selfplay);
+        // A stage that restarts counts its schedules from its first iteration.
+        let schedule_t = t - self.config.schedule_origin(t);
 
         // 2. Targets and filtering.
         let (samples, selection) = select(collected, l, t, s.max_staleness);
 
         // 3. `epochs` passes of minibatch SGD; each step's diagnostics are
         //    added up on the device.
-        let lr = l.lr.at(t);
-        let tau = l.magnet_weight(t, self.counters.entropy) as f32;
+        let lr = l.lr.at(schedule_t);
+        let tau = l.magnet_weight(schedule_t, self.counters.entropy) as f32;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
         let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
         let mut sums = DeviceSums::default();
@@ -405,18 +426,23 @@ impl Learner {
         let mut values: Vec<(String, f64)> =
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
         values.extend(opponent_scores(collected, &opponent_names(s)));
+        let stage_begins = self.config.stage.iter().any(|stage| stage.from == self.counters.iteration);
 
         // 5. Evaluation, the iteration's logs, then its checkpoint: in this
         //    order a kill between the last two leaves a line past the
         //    newest checkpoint, which the resume drops (its `resumed`
         //    event) and plays again; in the other, the checkpoint's own
-        //    line was lost for good.
+        //    line was lost for good. A stage that begins at the new version
+        //    is entered before the checkpoint, which it always has.
         let step = self.counters.iteration;
         values.extend(self.evaluate_if_due(step)?);
         let logged: Vec<(&str, f64)> = values.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
         self.board.scalars(step, &logged)?;
         self.metrics.write(step, &logged)?;
-        self.checkpoint_if_due(step)?;
+        if stage_begins {
+            self.enter_stage(step)?;
+        }
+        self.checkpoint_if_due(step, stage_begins)?;
         let line = format!(
             "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
             it.plies as f64 / it.seconds.max(1e-9),
@@ -427,11 +453,29 @@ impl Learner {
         Ok(Learned { step, values, line })
     }
 
-    /// Step 5: a checkpoint every `checkpoint.every` iterations and at the
-    /// end.
-    fn checkpoint_if_due(&mut self, step: u64) -> Result<(), TrainError> {
+    /// Step 5: the stage that begins at version `step` (`stage.rs`): its
+    /// first network kept as `@step`, and with `restart` a fresh optimizer
+    /// and average.
+    fn enter_stage(&mut self, step: u64) -> Result<(), TrainError> {
+        let restart = self.config.stage.iter().any(|stage| stage.from == step && stage.restart);
+        let file = crate::stage::frozen_file(self.run.root(), step);
+        let dir = file.parent().expect("a stage file is in a folder");
+        std::fs::create_dir_all(dir).map_err(|e| crate::run::run_error(dir, e))?;
+        stratego_model::save(&self.net().valid(), &checkpoint_meta(&self.config, step), &file)?;
+        if restart {
+            self.optimizer = optimizer(&self.stage(step).learner);
+            self.ema = self.net().valid();
+        }
+        let what = if restart { "stage begins, restarted" } else { "stage begins" };
+        self.metrics.event(what, step)?;
+        Ok(())
+    }
+
+    /// Step 5: a checkpoint every `checkpoint.every` iterations, at the
+    /// end, and when `forced` (a stage begins).
+    fn checkpoint_if_due(&mut self, step: u64, forced: bool) -> Result<(), TrainError> {
         let config = &self.config;
-        if step.is_multiple_of(config.checkpoint.every) || self.finished() {
+        if forced || step.is_multiple_of(config.checkpoint.every) || self.finished() {
             let meta = checkpoint_meta(config, step);
             let dir =
                 self.run.save(&self.counters, &meta, self.net(), &self.ema, &self.optimizer, config.checkpoint.keep)?;
@@ -442,16 +486,17 @@ impl Learner {
 
     /// Step 5: an evaluation every `eval.every` and at the end, whose
     /// values it returns (its time apart, `eval/seconds`: it is neither
-    /// learning nor waiting).
+    /// learning nor waiting); `eval` of the stage that ended at `step`.
     fn evaluate_if_due(&self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
-        let config = &self.config;
+        let config = self.stage(step - 1);
         let mut values = Vec::new();
         if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || self.finished()) {
             let eval_started = Instant::now();
             let meta = checkpoint_meta(config, step);
             let setups = crate::evaluate::setup_policy(config.game.setups);
             let eval_seed = stream_seed(config.run.seed, "eval", step);
-            for s in evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed)? {
+            let run = Some(self.run.root());
+            for s in evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed, run)? {
                 let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
                 values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
                 values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));
@@ -478,6 +523,44 @@ pub(crate) fn checkpoint_meta(config: &TrainConfig, step: u64) -> CheckpointMeta
     CheckpointMeta { config: config.model.preset.model(), layout: config.game.layout, rules: config.game.rules, step }
 }
 
+/// The self-play of one stage in this process: the inference service, the
+/// actors and their games, the pool of past selves, how games are collected.
+struct SelfPlay {
+    service: InferenceService,
+    actors: Actors,
+    games: Receiver<GameTrajectory>,
+    pool: Option<Arc<Pool>>,
+    collector: Collector,
+}
+
+impl SelfPlay {
+    /// The self-play of the stage the learner is in: an inference service
+    /// with the current weights, actors seeded from the run seed and the
+    /// version they start at (a resumed run, or a new stage, plays new
+    /// games, not the killed run's or the stage before's).
+    fn start(learner: &Learner) -> Result<SelfPlay, TrainError> {
+        let (config, version) = (learner.stage_config(), learner.version());
+        let seed = selfplay_seed(config.run.seed, version);
+        let s = &config.selfplay;
+        let pool = (s.pool_size > 0).then(|| crate::pool::open(learner.root(), s.pool_size)).transpose()?;
+        let device = learner.inference_device();
+        let run = Some(learner.root());
+        let (service, actors, games) =
+            start_selfplay(config, learner.policy(), version, seed, device, pool.clone(), run)?;
+        Ok(SelfPlay { service, actors, games, pool, collector: Collector::new(config) })
+    }
+
+    /// Stops the actors (they may be blocked on a full channel: dropping
+    /// the receiver releases them), then the service; an actor's own error
+    /// (a panic with its message).
+    fn stop(self) -> Result<(), TrainError> {
+        drop(self.games);
+        let stopped = self.actors.stop();
+        self.service.shutdown();
+        Ok(stopped?)
+    }
+}
+
 /// Trains from `run` (fresh or resumed) until `run.iterations`, with the
 /// actors of this process.
 pub fn train(
@@ -487,34 +570,36 @@ pub fn train(
     options: &TrainOptions,
 ) -> Result<TrainSummary, TrainError> {
     let mut learner = Learner::open(config, run, resume, options)?;
-    // Self-play: an inference service with the current weights, actors
-    // seeded from the run seed and the iteration they start at (a resumed
-    // run plays new games, not the killed run's).
-    let version = learner.version();
-    let seed = selfplay_seed(config.run.seed, version);
-    let s = &config.selfplay;
-    let pool = (s.pool_size > 0).then(|| crate::pool::open(learner.root(), s.pool_size)).transpose()?;
-    let (service, actors, games) =
-        start_selfplay(config, learner.policy(), version, seed, learner.inference_device(), pool.clone())?;
+    let mut selfplay = Some(SelfPlay::start(&learner)?);
     let bar = Progress::new("train", "iterations", config.run.iterations, options.progress)
-        .resume_at(version)
+        .resume_at(learner.version())
         .ends_within(learner.seconds_left());
-    let mut collector = Collector::new(config);
     let result = (|| -> Result<(), TrainError> {
         while !learner.finished() {
             // 1. Games from the actors (the time waiting for them is near
             //    zero when the learner is the bottleneck, most of the
             //    iteration when the actors are); 2-5 in `Learner::learn`.
             let tick = Instant::now();
+            let stage = learner.stage_config();
             let wanted = Wanted {
-                decisions: config.learner.samples_per_iteration,
+                decisions: stage.learner.samples_per_iteration,
                 version: learner.version(),
-                max_staleness: s.max_staleness,
+                max_staleness: stage.selfplay.max_staleness,
             };
-            let collected = collector.collect(&games, &actors, wanted)?;
+            let playing = selfplay.as_mut().expect("self-play runs between iterations");
+            let collected = playing.collector.collect(&playing.games, &playing.actors, wanted)?;
             let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
-            service.publish(learned.step, learner.policy());
-            if let Some(pool) = pool.as_ref().filter(|_| learned.step.is_multiple_of(s.pool_every)) {
+            if config.stage_of(learned.step) == config.stage_of(learned.step - 1) {
+                playing.service.publish(learned.step, learner.policy());
+            } else if !learner.finished() {
+                // A stage begins: its self-play, with its settings, starts
+                // from the new version (the games in flight are dropped).
+                selfplay.take().expect("self-play runs").stop()?;
+                selfplay = Some(SelfPlay::start(&learner)?);
+            }
+            let pool_every = learner.stage_config().selfplay.pool_every;
+            let pool = selfplay.as_ref().and_then(|p| p.pool.as_ref());
+            if let Some(pool) = pool.filter(|_| learned.step.is_multiple_of(pool_every)) {
                 crate::pool::add(pool, learner.root(), &learner.policy(), &checkpoint_meta(config, learned.step))?;
             }
             bar.set_position(learned.step);
@@ -523,11 +608,7 @@ pub fn train(
         Ok(())
     })();
 
-    // Stop the actors (they may be blocked on a full channel: dropping the
-    // receiver releases them), then the service.
-    drop(games);
-    let stopped = actors.stop();
-    service.shutdown();
+    let stopped = selfplay.map_or(Ok(()), SelfPlay::stop);
     bar.finish();
     // An actor's own error (a panic with its message) is the cause of the
     // learner's "an actor stopped", so it is reported first.

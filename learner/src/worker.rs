@@ -46,6 +46,11 @@ impl SelfPlayWorker {
                 "the pool of past selves lives in the run directory of `stratego train`; cluster workers have none",
             ));
         }
+        if let Some(stage) = config.stage.first() {
+            return Err(
+                stage.error("stage", "a recipe's stages are run by `stratego train`; cluster workers play one config")
+            );
+        }
         let device = stratego_model::device(device)?;
         Ok(SelfPlayWorker { config, index, device, running: None, collector: None })
     }
@@ -74,7 +79,7 @@ impl SelfPlayWorker {
                 }
                 None => {
                     let (service, actors, games) =
-                        start_selfplay(&self.config, net, version, self.seed(version), &self.device, None)?;
+                        start_selfplay(&self.config, net, version, self.seed(version), &self.device, None, None)?;
                     self.running = Some(Running { service, actors, games, version });
                 }
             }
@@ -161,6 +166,20 @@ mod tests {
                 assert!(decisions >= 48, "{mode}, request {version}: {decisions} decisions");
             }
             worker.stop().unwrap();
+        }
+    }
+
+    /// What lives in `stratego train`'s run directory (a pool of past
+    /// selves, a stage's own networks) is refused by a worker, in one line.
+    #[test]
+    fn a_worker_refuses_a_pool_and_stages() {
+        for (text, key) in [
+            ("[selfplay]\npool_size = 2\n", "`selfplay.pool_size`"),
+            ("[[stage]]\nfrom = 5\n[stage.learner]\ndraw_score = -0.25\n", "`stage`: in the stage from iteration 5"),
+        ] {
+            let config = TrainConfig::parse(text).unwrap();
+            let e = SelfPlayWorker::new(config, 0, "cpu").err().expect("refused").to_string();
+            assert!(e.contains(key) && e.lines().count() == 1, "{e}");
         }
     }
 }
