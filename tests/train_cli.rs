@@ -584,7 +584,9 @@ fn a_stage_keeps_the_network_and_changes_the_recipe_part_way() {
     );
     let path = dir.join("staged.toml");
     std::fs::write(&path, std::fs::read_to_string(&base).unwrap() + &stage).unwrap();
-    succeeded(&train(&path, &run, &[]));
+    let trained = train(&path, &run, &[]);
+    succeeded(&trained);
+    assert!(stderr(&trained).contains("iteration 2: stage 2 of 2 begins; its network is "), "{}", stderr(&trained));
 
     // The stage's first network is kept, and checkpoint 2 (written because
     // the stage began there) holds it, with the average restarted at it.

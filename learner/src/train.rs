@@ -468,6 +468,8 @@ impl Learner {
         }
         let what = if restart { "stage begins, restarted" } else { "stage begins" };
         self.metrics.event(what, step)?;
+        let (stage, stages) = (self.config.stage_of(step) + 1, self.stages.len());
+        crate::say(&format!("iteration {step}: stage {stage} of {stages} begins; its network is {}", file.display()));
         Ok(())
     }
 
