@@ -1075,7 +1075,11 @@ opponents = ["random", "net:@10"]
             (staged("from = 30\nrestart = true\n"), "`stage.from`: in the stage from iteration 20: 20 does not"),
             (
                 STAGED.replace("opponent_share = 0.75", "opponets = []"),
-                "`stage.selfplay`: in the stage from iteration 10: unknown field `opponets`",
+                "`stage.selfplay.opponets`: in the stage from iteration 10: unknown field `opponets`",
+            ),
+            (
+                STAGED.replace("draw_score = -0.25", "draw_score = \"high\""),
+                "`stage.learner.draw_score`: in the stage from iteration 10: invalid type",
             ),
             (
                 STAGED.replace("draw_score = -0.25", "td_lambda = 1.5"),

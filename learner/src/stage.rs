@@ -71,36 +71,39 @@ impl Stage {
     where
         T: Clone + Serialize + DeserializeOwned,
     {
-        if keys.is_empty() {
-            return Ok(section.clone());
-        }
-        let mut table = Table::try_from(section).expect("a config section serializes");
-        for (key, value) in keys {
-            table.insert(key.clone(), value.clone());
-        }
-        toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            self.error(&format!("stage.{name}"), e.message().replace('\n', " ").trim_end())
+        let with = |keys: &mut dyn Iterator<Item = (&String, &toml::Value)>| {
+            let mut table = Table::try_from(section).expect("a config section serializes");
+            table.extend(keys.map(|(key, value)| (key.clone(), value.clone())));
+            toml::Value::Table(table).try_into::<T>()
+        };
+        with(&mut keys.iter()).map_err(|e| {
+            // The key to name: the first that the section refuses alone (an
+            // unknown key, a value of the wrong type), else the section.
+            let key = keys.iter().find(|(k, v)| with(&mut std::iter::once((*k, *v))).is_err()).map(|(k, _)| k);
+            let key = key.map_or(format!("stage.{name}"), |k| format!("stage.{name}.{k}"));
+            self.error(&key, e.message().replace('\n', " ").trim_end())
         })
+    }
+
+    /// `why` said of this stage.
+    fn within(&self, why: impl std::fmt::Display) -> String {
+        format!("in the stage from iteration {}: {why}", self.from)
     }
 
     /// An error of this stage's key `key`.
     pub(crate) fn error(&self, key: &str, why: impl std::fmt::Display) -> TrainError {
-        TrainError::config(key, format!("in the stage from iteration {}: {why}", self.from))
+        TrainError::config(key, self.within(why))
     }
 
     /// The same error as one of this stage's: its key under `stage.`.
     pub(crate) fn rekey(&self, e: TrainError) -> TrainError {
         match e {
             TrainError::Config { file, key, why } => {
-                let TrainError::Config { key, why, .. } = self.error(&format!("stage.{key}"), why) else {
-                    unreachable!("`error` makes a key's error")
-                };
-                TrainError::Config { file, key, why }
+                TrainError::Config { file, key: format!("stage.{key}"), why: self.within(why) }
             }
-            TrainError::RulesMismatch { key, why } => TrainError::RulesMismatch {
-                key: format!("stage.{key}"),
-                why: format!("in the stage from iteration {}: {why}", self.from),
-            },
+            TrainError::RulesMismatch { key, why } => {
+                TrainError::RulesMismatch { key: format!("stage.{key}"), why: self.within(why) }
+            }
             other => other,
         }
     }
