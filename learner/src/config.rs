@@ -571,6 +571,11 @@ impl TrainConfig {
         self.stage.iter().take_while(|s| s.from <= t).count()
     }
 
+    /// The stage that begins at version `step` (its `from`), if one does.
+    pub fn stage_beginning_at(&self, step: u64) -> Option<&Stage> {
+        self.stage.iter().find(|s| s.from == step)
+    }
+
     /// The iteration from which the schedules of iteration `t` count: the
     /// `from` of the last stage so far that restarted, else 0.
     pub fn schedule_origin(&self, t: u64) -> u64 {
@@ -1056,6 +1061,7 @@ opponents = ["random", "net:@10"]
         assert_eq!(last.eval.opponents, ["random", "net:@10"]);
         assert_eq!([0, 9, 10, 19, 20, 99].map(|t| c.stage_of(t)), [0, 0, 1, 1, 2, 2]);
         assert_eq!([0, 9, 10, 25].map(|t| c.schedule_origin(t)), [0, 0, 10, 10]);
+        assert_eq!([9, 10, 20, 21].map(|t| c.stage_beginning_at(t).map(|s| s.from)), [None, Some(10), Some(20), None]);
         // Written back whole, and read back the same.
         let written = c.to_toml();
         assert!(written.contains("[[stage]]") && written.contains("[stage.learner]"), "{written}");

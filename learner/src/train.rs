@@ -426,7 +426,7 @@ impl Learner {
         let mut values: Vec<(String, f64)> =
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
         values.extend(opponent_scores(collected, &opponent_names(s)));
-        let stage_begins = self.config.stage.iter().any(|stage| stage.from == self.counters.iteration);
+        let restart = self.config.stage_beginning_at(self.counters.iteration).map(|stage| stage.restart);
 
         // 5. Evaluation, the iteration's logs, then its checkpoint: in this
         //    order a kill between the last two leaves a line past the
@@ -439,10 +439,10 @@ impl Learner {
         let logged: Vec<(&str, f64)> = values.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
         self.board.scalars(step, &logged)?;
         self.metrics.write(step, &logged)?;
-        if stage_begins {
-            self.enter_stage(step)?;
+        if let Some(restart) = restart {
+            self.enter_stage(step, restart)?;
         }
-        self.checkpoint_if_due(step, stage_begins)?;
+        self.checkpoint_if_due(step, restart.is_some())?;
         let line = format!(
             "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
             it.plies as f64 / it.seconds.max(1e-9),
@@ -456,8 +456,7 @@ impl Learner {
     /// Step 5: the stage that begins at version `step` (`stage.rs`): its
     /// first network kept as `@step`, and with `restart` a fresh optimizer
     /// and average.
-    fn enter_stage(&mut self, step: u64) -> Result<(), TrainError> {
-        let restart = self.config.stage.iter().any(|stage| stage.from == step && stage.restart);
+    fn enter_stage(&mut self, step: u64, restart: bool) -> Result<(), TrainError> {
         let file = crate::stage::frozen_file(self.run.root(), step);
         let dir = file.parent().expect("a stage file is in a folder");
         std::fs::create_dir_all(dir).map_err(|e| crate::run::run_error(dir, e))?;
@@ -591,7 +590,7 @@ pub fn train(
             let playing = selfplay.as_mut().expect("self-play runs between iterations");
             let collected = playing.collector.collect(&playing.games, &playing.actors, wanted)?;
             let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
-            if config.stage_of(learned.step) == config.stage_of(learned.step - 1) {
+            if config.stage_beginning_at(learned.step).is_none() {
                 playing.service.publish(learned.step, learner.policy());
             } else if !learner.finished() {
                 // A stage begins: its self-play, with its settings, starts
