@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use clap::Args;
 use rand::SeedableRng;
-use stratego_evaluation::ucc::{self, UccEnd};
+use stratego_ucc::bot::{self, UccEnd};
+use stratego_ucc::protocol as ucc;
 use stratego_players::player::{rules_note, self_restriction};
 use stratego_players::AgentRng;
 
@@ -65,7 +66,7 @@ pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
     let mut rng = AgentRng::seed_from_u64(seed);
     let stdin = io::stdin().lock();
     let move_time = Duration::from_millis(args.move_time_ms);
-    let end = ucc::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, move_time, restriction)?;
+    let end = bot::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, move_time, restriction)?;
     if end == UccEnd::Closed {
         crate::report("ucc-bot: the referee closed the input without QUIT");
     }

@@ -662,7 +662,7 @@ fn registration_and_config_products() {
 
 #[test]
 fn ucc_referee_sessions() {
-    use stratego_evaluation::ucc;
+    use stratego_ucc::{bot, protocol};
     let rows = "..++..++..\n..++..++..\n##########\n##########\n##########\n##########\n";
     let seeds: Vec<Vec<u8>> = vec![
         format!("RED ./x 10 10\nSTART\n{rows}QUIT ./x BLUE SURRENDER 1 2 2\n").into_bytes(),
@@ -674,7 +674,7 @@ fn ucc_referee_sessions() {
     let factory = stratego_baselines::factory_of("random").unwrap();
     fuzz("ucc-session", 1512, &seeds, |b| {
         let mut player = factory.make();
-        ucc::play(
+        bot::play(
             b,
             Vec::new(),
             &mut Vec::new(),
@@ -691,7 +691,16 @@ fn ucc_referee_sessions() {
         .iter()
         .map(|l| l.as_bytes().to_vec())
         .collect();
-    fuzz("ucc-move-line", 1513, &lines, |b| ucc::parse_move_line(&text(b)).map(drop).map_err(|e| e.to_string()));
+    fuzz("ucc-move-line", 1513, &lines, |b| protocol::parse_move_line(&text(b)).map(drop).map_err(|e| e.to_string()));
+    // A bot's replies and setups, as the lab referees a `ucc:` program.
+    let replies: Vec<Vec<u8>> =
+        ["4 6 UP", "0 3 DOWN 3", "SURRENDER", "9 9 LEFT 1 junk"].iter().map(|l| l.as_bytes().to_vec()).collect();
+    fuzz("ucc-reply", 1514, &replies, |b| protocol::parse_reply(&text(b)).map(drop));
+    let setups: Vec<Vec<u8>> = vec![b"FB8sB479B8\nBB31555583\n6724898974\n967B669999".to_vec()];
+    fuzz("ucc-setup", 1515, &setups, |b| {
+        let lines: Vec<String> = text(b).lines().map(str::to_string).collect();
+        protocol::parse_setup_lines(&lines, stratego_engine::Color::Blue).map(drop)
+    });
 }
 
 #[test]

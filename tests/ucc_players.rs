@@ -7,13 +7,13 @@
 mod common;
 use common::*;
 
-#[path = "../evaluation/tests/support/referee.rs"]
+#[path = "../ucc/tests/support/referee.rs"]
 mod referee;
 
 use std::time::Duration;
 
 use stratego_engine::Color;
-use stratego_evaluation::ucc::ucc_rules;
+use stratego_ucc::protocol::ucc_rules;
 
 /// The spec each registered kind plays with. Searching players get the
 /// referee's clock (`--move-time-ms`), trained ones their checkpoints.
@@ -30,6 +30,13 @@ fn spec_of(kind: &str) -> Option<String> {
         // The registered checkpoint: with cpu-tiny's rollouts the player
         // lost a game to random moves here in one of two runs.
         "netrollout" => format!("netrollout:{root}/registrations/cpu-continue.safetensors,setup=handcrafted-v2"),
+        // An outside program relayed: our own bot behind `ucc:`, which
+        // takes its seat and plays the setup the program sends.
+        "ucc" => format!(
+            "ucc:{} ucc-bot --agent greedy --move-time-ms 60000 --record {}/relayed-$$.txt",
+            env!("CARGO_BIN_EXE_stratego"),
+            std::env::temp_dir().display()
+        ),
         _ => return None,
     })
 }

@@ -11,14 +11,16 @@
 //! moves a4-a5 j7-j6 ...
 //! result red-wins flag-captured
 //! ```
-//! `result` is optional; when present, replay checks it.
+//! `result` is optional; when present, replay checks it. A game that a side
+//! forfeited (`result red-wins forfeit`) ends after its moves by the loser's
+//! forfeit, which replay applies (`State::forfeit`).
 
 use crate::action::Move;
 use crate::error::Error;
 use crate::piece::Color;
 use crate::rules::{Ruleset, RulesetId};
 use crate::setup::Setup;
-use crate::state::{Outcome, State};
+use crate::state::{EndReason, Outcome, State};
 
 const HEADER: &str = "stratego-record v1";
 
@@ -100,6 +102,13 @@ impl GameRecord {
         let mut state = State::from_setups(self.rules, &self.red, &self.blue)?;
         for (i, &mv) in self.moves.iter().enumerate() {
             state.apply_move(mv).map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) })?;
+        }
+        if let Some(Outcome { winner: Some(winner), reason: EndReason::Forfeit }) = self.result {
+            state.forfeit(winner.opponent()).map_err(|_| {
+                Error::Record(format!(
+                    "recorded result `{winner}-wins forfeit`, but the game was already over after its moves"
+                ))
+            })?;
         }
         if let Some(expected) = self.result {
             let found = state.outcome();

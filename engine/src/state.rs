@@ -30,6 +30,10 @@ stratego_contract::end_reasons! {
         PlyCap => "ply-cap",
         /// The battleless-ply cap was reached: draw.
         BattlelessCap => "battleless-cap",
+        /// Not a rule of play but a referee's decision (`State::forfeit`): a
+        /// player resigned, or lost the game by failing to play it (an
+        /// illegal or unreadable reply, a timeout, a crash). The other side wins.
+        Forfeit => "forfeit",
     }
 }
 
@@ -240,6 +244,18 @@ impl State {
         mask
     }
 
+    /// Ends the game against `loser`, who resigned or failed to play (an
+    /// outside program's illegal reply, timeout or crash): the other side
+    /// wins by `EndReason::Forfeit`. Either side may forfeit at any time,
+    /// since a referee learns of a crash whenever it happens.
+    pub fn forfeit(&mut self, loser: Color) -> Result<(), Error> {
+        if self.outcome.is_some() {
+            return Err(Error::GameOver);
+        }
+        self.outcome = Some(Outcome { winner: Some(loser.opponent()), reason: EndReason::Forfeit });
+        Ok(())
+    }
+
     /// Applies an action id of the side to move.
     pub fn apply_action(&mut self, action: ActionId) -> Result<(), Error> {
         if self.outcome.is_some() {
@@ -270,7 +286,8 @@ impl State {
     }
 
     /// The full state as one line: the root position, then `moves` and every
-    /// move played. `deserialize` replays it to an equal state.
+    /// move played, then `forfeit COLOUR` if a side forfeited. `deserialize`
+    /// replays it to an equal state.
     pub fn serialize(&self) -> String {
         let mut text = self.root.to_text();
         if !self.history.is_empty() {
@@ -280,6 +297,9 @@ impl State {
                 text.push_str(&r.mv.to_string());
             }
         }
+        if let Some(Outcome { winner: Some(winner), reason: EndReason::Forfeit }) = self.outcome {
+            text.push_str(&format!(" forfeit {}", winner.opponent()));
+        }
         text
     }
 
@@ -287,16 +307,26 @@ impl State {
     pub fn deserialize(text: &str) -> Result<State, Error> {
         let fields = snapshot::leading_fields(text, &POSITION_FIELDS).map_err(Error::Position)?;
         let mut state = State::from_position(Position::from_fields(&fields[..5])?)?;
-        match fields.get(5) {
-            None => {}
-            Some(&"moves") => {
-                for (i, text) in fields[6..].iter().enumerate() {
-                    let played = text.parse::<Move>().and_then(|mv| state.apply_move(mv));
-                    played.map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) })?;
-                }
+        let mut rest = &fields[5..];
+        if let Some((&"moves", after)) = rest.split_first() {
+            let count = after.iter().position(|t| *t == "forfeit").unwrap_or(after.len());
+            for (i, text) in after[..count].iter().enumerate() {
+                let played = text.parse::<Move>().and_then(|mv| state.apply_move(mv));
+                played.map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) })?;
             }
-            Some(other) => {
-                return Err(Error::Position(format!("expected `moves` after the position, found `{other}`")))
+            rest = &after[count..];
+        }
+        match rest {
+            [] => {}
+            ["forfeit", colour] => {
+                let loser = Color::from_name(colour)
+                    .ok_or_else(|| Error::Position(format!("`forfeit {colour}`: expected red or blue")))?;
+                state.forfeit(loser)?;
+            }
+            [other, ..] => {
+                return Err(Error::Position(format!(
+                    "expected `moves` or `forfeit COLOUR` after the position, found `{other}`"
+                )))
             }
         }
         Ok(state)

@@ -25,7 +25,7 @@ use stratego_engine::{Color, GameRecord, Outcome, PieceSet, ProgressRules, Progr
 
 use stratego_players::player::self_restriction;
 use stratego_players::view::PublicPly;
-use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
+use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory};
 
 use crate::stats::{Pentanomial, Sprt, SprtDecision};
 
@@ -170,6 +170,9 @@ pub struct GameResult {
     pub a_is_red: bool,
     pub outcome: Outcome,
     pub plies: u32,
+    /// Why the loser forfeited (`EndReason::Forfeit`): `blue (ucc:bot)
+    /// forfeits: no reply within 10 s`.
+    pub forfeit: Option<String>,
     /// The game's record; `None` after `play_match_streaming`, which hands
     /// it to its sink as the game ends instead of keeping it.
     pub record: Option<GameRecord>,
@@ -239,37 +242,77 @@ fn check_setup(player: &dyn Player, setup: &Setup, set: PieceSet) -> Result<(), 
     setup.validate(set).map_err(|e| ArenaError::BadSetup { player: player.name(), why: e.to_string() })
 }
 
+/// A game played to its end: its record, and why a side forfeited it (a
+/// resignation, an outside program's timeout, crash or illegal reply), if
+/// one did.
+#[derive(Clone, PartialEq, Debug)]
+pub struct PlayedGame {
+    pub record: GameRecord,
+    pub forfeit: Option<String>,
+}
+
 /// Plays one game to the end. `players`, `rngs` and `restrictions` are
 /// indexed by colour; a player with a restriction chooses among the legal
 /// moves its own progress rules allow (`ProgressTracker::restrict`).
+///
+/// Each player first takes its seat (`Player::take_seat`): a player that
+/// brings its own setup (an outside program) plays it instead of the one
+/// dealt. A player that forfeits (`PlayerError::Forfeit`), in its seat or at
+/// a move, loses the game by `EndReason::Forfeit` with its reason; any other
+/// failure, and a move outside the legal ones from one of our own players,
+/// is an error of the match.
 pub fn play_game(
     rules: Ruleset,
     setups: [&Setup; 2],
-    players: [&mut dyn Player; 2],
+    mut players: [&mut dyn Player; 2],
     rngs: [&mut AgentRng; 2],
     restrictions: [Option<ProgressRules>; 2],
     game: u32,
-) -> Result<GameRecord, ArenaError> {
-    let mut state = State::from_setups(rules, setups[0], setups[1])
+) -> Result<PlayedGame, ArenaError> {
+    let names = [players[0].name(), players[1].name()];
+    let no_move = |side: usize, ply: u32, source| ArenaError::NoMove { player: names[side].clone(), ply, game, source };
+    let mut dealt = [setups[0].clone(), setups[1].clone()];
+    let mut forfeit = None;
+    for (side, player) in players.iter_mut().enumerate() {
+        let me = if side == 0 { Color::Red } else { Color::Blue };
+        match player.take_seat(me, &names[1 - side], rules.piece_set) {
+            Ok(None) => {}
+            Ok(Some(own)) => {
+                own.validate(rules.piece_set)
+                    .map_err(|e| ArenaError::BadSetup { player: names[side].clone(), why: e.to_string() })?;
+                dealt[side] = own;
+            }
+            Err(PlayerError::Forfeit(why)) => {
+                // The first to fail loses; the other seat is not taken.
+                forfeit = Some((me, why));
+                break;
+            }
+            Err(source) => return Err(no_move(side, 0, source)),
+        }
+    }
+    let mut state = State::from_setups(rules, &dealt[0], &dealt[1])
         .map_err(|e| ArenaError::BadSetup { player: String::from("(a seat)"), why: e.to_string() })?;
     let mut history: Vec<PublicPly> = Vec::new();
     let mut trackers = restrictions.map(|r| r.map(ProgressTracker::new));
-    while !state.is_terminal() {
+    while forfeit.is_none() && !state.is_terminal() {
         let side = state.to_move().index();
-        let mv = {
+        let chosen = {
             let mut view = InfoView::new(&state, &history);
             if let Some(tracker) = &trackers[side] {
                 tracker.restrict(&state, &mut view.legal_moves);
             }
-            players[side].choose_move(&view, rngs[side]).map_err(|source| ArenaError::NoMove {
-                player: players[side].name(),
-                ply: state.ply() + 1,
-                game,
-                source,
-            })?
+            players[side].choose_move(&view, rngs[side])
+        };
+        let mv = match chosen {
+            Ok(mv) => mv,
+            Err(PlayerError::Forfeit(why)) => {
+                forfeit = Some((state.to_move(), why));
+                break;
+            }
+            Err(source) => return Err(no_move(side, state.ply() + 1, source)),
         };
         state.apply_move(mv).map_err(|e| ArenaError::IllegalMove {
-            player: players[side].name(),
+            player: names[side].clone(),
             mv: mv.to_string(),
             ply: state.ply() + 1,
             game,
@@ -283,7 +326,12 @@ pub fn play_game(
             tracker.update(&state);
         }
     }
-    Ok(GameRecord::new(rules, setups[0].clone(), setups[1].clone(), &state))
+    let forfeit = forfeit.map(|(loser, why)| {
+        state.forfeit(loser).expect("a game a side forfeits is not over");
+        format!("{loser} ({}) forfeits: {why}", names[loser.index()])
+    });
+    let [red, blue] = dealt;
+    Ok(PlayedGame { record: GameRecord::new(rules, red, blue, &state), forfeit })
 }
 
 /// Plays pair `pair` of a match: its two games.
@@ -319,9 +367,10 @@ fn play_pair(
         } else {
             ([pb.as_mut(), pa.as_mut()], [&mut rb, &mut ra], [restrict_b, restrict_a])
         };
-        let record = play_game(config.rules, [red_setup, blue_setup], players, rngs, seats, index)?;
+        let PlayedGame { record, forfeit } =
+            play_game(config.rules, [red_setup, blue_setup], players, rngs, seats, index)?;
         let outcome = record.result.expect("a finished game has a result");
-        Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, record: Some(record) })
+        Ok(GameResult { index, a_is_red, outcome, plies: record.moves.len() as u32, forfeit, record: Some(record) })
     };
     Ok([play(0)?, play(1)?])
 }

@@ -1,5 +1,5 @@
-//! Evaluation: how players are measured against each other and against
-//! outside bots.
+//! Evaluation: how players are measured against each other (outside bots
+//! among them: `ucc:` players, from `stratego-ucc`).
 //!
 //! - [`arena`]: paired, seeded, parallel matches between two factories;
 //!   [`report`]: their summary, results JSON and game records;
@@ -8,10 +8,6 @@
 //!   (the only crate, with the command line, that draws);
 //! - [`registration`]: comparisons stated before they are run, with an
 //!   append-only results log;
-//! - [`ucc`]: the UCC 2012 referee protocol. It lives here because its job
-//!   is measuring our players against other competitions' bots, and it
-//!   needs only the player interface (any `Player` speaks it), not any
-//!   concrete player;
 //! - [`bench`](mod@bench): the arena's throughput.
 //!
 //! Depends on the engine and the player interface only: players reach it as
@@ -26,4 +22,3 @@ pub mod registration;
 pub mod report;
 pub mod stats;
 pub mod toml_line;
-pub mod ucc;

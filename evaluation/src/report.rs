@@ -40,6 +40,10 @@ pub struct MatchSummary {
     pub pentanomial: [u64; 5],
     pub draws_by_reason: BTreeMap<String, u32>,
     pub wins_by_reason: BTreeMap<String, u32>,
+    /// Why each forfeited game was given up, by game index (a resignation,
+    /// an outside program's timeout, crash or illegal reply).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub forfeits: BTreeMap<u32, String>,
     pub average_plies: f64,
     pub sprt: Option<SprtSummary>,
 }
@@ -81,6 +85,7 @@ impl MatchSummary {
             pentanomial: penta.counts,
             draws_by_reason: BTreeMap::new(),
             wins_by_reason: BTreeMap::new(),
+            forfeits: result.games.iter().filter_map(|g| Some((g.index, g.forfeit.clone()?))).collect(),
             average_plies: result.games.iter().map(|g| g.plies as f64).sum::<f64>() / result.games.len().max(1) as f64,
             sprt: None,
         };
@@ -135,6 +140,9 @@ impl MatchSummary {
         let _ = writeln!(t, "pairs by A's points 0/0.5/1/1.5/2: {} {} {} {} {}", p[0], p[1], p[2], p[3], p[4]);
         let _ = writeln!(t, "wins by reason: {}", tally(&self.wins_by_reason));
         let _ = writeln!(t, "draws by reason: {}", tally(&self.draws_by_reason));
+        for (game, why) in &self.forfeits {
+            let _ = writeln!(t, "game {game}: {why}");
+        }
         let _ = writeln!(t, "average game length: {:.1} plies", self.average_plies);
         if let Some(s) = &self.sprt {
             let verdict = match s.decision {
@@ -161,6 +169,8 @@ struct GameLine {
     result: String,
     a_points: f64,
     plies: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    forfeit: Option<String>,
     record: String,
 }
 
@@ -419,6 +429,7 @@ fn write_results(dir: &Path, result: &MatchResult, summary: &MatchSummary) -> Re
                 result: g.outcome.to_string(),
                 a_points: g.a_points(),
                 plies: g.plies,
+                forfeit: g.forfeit.clone(),
                 record: record_path(g.index),
             })
             .collect(),

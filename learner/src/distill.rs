@@ -165,7 +165,8 @@ pub fn play_teacher_games(
                 [restriction(0), restriction(1)],
                 i as u32,
             )
-            .map_err(|e| TrainError::Data(format!("teacher game {i}: {e}")))?;
+            .map_err(|e| TrainError::Data(format!("teacher game {i}: {e}")))?
+            .record;
             on_game();
             Ok(TeacherGame { record, teacher: teacher_seats })
         })

@@ -202,7 +202,8 @@ fn run() -> Result<(), String> {
             let seats = [restrict[1], restrict[0]];
             play_game(rules, [&setup_b, &setup_a], [&mut b, &mut a], [&mut rb, &mut ra], seats, game)
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .record;
         let a_colour = if a_is_red { Color::Red } else { Color::Blue };
         match record.result {
             Some(Outcome { winner: Some(w), .. }) if w == a_colour => wins += 1,

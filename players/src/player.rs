@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::{Move, PieceSet, ProgressRules, Ruleset, Setup};
+use stratego_engine::{Color, Move, PieceSet, ProgressRules, Ruleset, Setup};
 
 use crate::view::InfoView;
 
@@ -38,6 +38,17 @@ pub trait Player: Send {
     /// panicking; the arena reports it with the game and the ply.
     fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError>;
 
+    /// Called once on the player that will play a game, before its first
+    /// move, with its colour and its opponent's name. A player that decides
+    /// its setup only when it knows its seat, and then must play that setup,
+    /// returns it: an outside program speaking the UCC protocol tells the
+    /// referee its setup and keeps its own board, so the match cannot deal
+    /// it another. The setup replaces the one dealt to its seat. Every other
+    /// player keeps the default: `None`, play what was dealt.
+    fn take_seat(&mut self, _me: Color, _opponent: &str, _set: PieceSet) -> Result<Option<Setup>, PlayerError> {
+        Ok(None)
+    }
+
     /// An upper bound on the wall-clock time of one decision, for callers
     /// that play against a clock (the UCC referee). Players whose decisions
     /// are fast ignore it. It makes a searching player's choices depend on
@@ -49,9 +60,16 @@ pub trait Player: Send {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PlayerError {
     /// The player's own machinery failed (a network's inference, its
-    /// output, a rebuilt state); the text says what.
+    /// output, a rebuilt state); the text says what. A bug or a broken
+    /// file: the caller stops, since every later game would fail alike.
     #[error("{0}")]
     Failed(String),
+    /// The player gives the game up: it resigned, or it is an outside
+    /// program that failed to play it (a timeout, a crash, an illegal or
+    /// unreadable reply, a flood of output). The game is lost, the reason
+    /// is recorded, and a match goes on with its next game.
+    #[error("forfeits: {0}")]
+    Forfeit(String),
 }
 
 /// Makes fresh players of one kind: the arena asks for a new one per game,

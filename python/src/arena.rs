@@ -125,7 +125,10 @@ impl ArenaMatch {
                 self.config.rules.expect_same(&record.rules).map_err(|e| format!("game {index}: {e}"))?;
                 let outcome = record.result.ok_or_else(|| format!("game {index}: the record has no result"))?;
                 let plies = record.moves.len() as u32;
-                Ok(GameResult { index, a_is_red, outcome, plies, record: Some(record) })
+                // A shard's text record says that a side forfeited, not why.
+                let forfeit = (outcome.reason == stratego_engine::EndReason::Forfeit)
+                    .then(|| "forfeited (the reason stays with the shard that played it)".to_string());
+                Ok(GameResult { index, a_is_red, outcome, plies, forfeit, record: Some(record) })
             })
             .collect::<Result<Vec<_>, String>>()
             .map_err(value_error)?;

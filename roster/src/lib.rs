@@ -1,6 +1,7 @@
 //! The one list of every kind of Stratego player a program can name in a
-//! spec: the baselines (`random`, `greedy`, `expectimax`, `ntuple`) and the
-//! network players (`net`, `netsearch`, `netexpectimax`, `netrollout`).
+//! spec: the baselines (`random`, `greedy`, `expectimax`, `ntuple`), the
+//! network players (`net`, `netsearch`, `netexpectimax`, `netrollout`) and
+//! any outside program that speaks the UCC 2012 protocol (`ucc`).
 //!
 //! Each player crate registers its own entries; this crate only puts the
 //! lists together, so that the command line, the Python package, the
@@ -16,6 +17,7 @@ pub use stratego_players::{Registry, SpecError};
 pub fn players() -> Registry {
     let mut registry = stratego_baselines::registry();
     stratego_netplayer::register(&mut registry, None);
+    stratego_ucc::register(&mut registry);
     registry
 }
 
@@ -26,7 +28,7 @@ mod tests {
     #[test]
     fn every_kind_is_listed_once() {
         let names: Vec<&str> = players().entries().iter().map(|e| e.name).collect();
-        for kind in ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax", "netrollout"] {
+        for kind in ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax", "netrollout", "ucc"] {
             assert_eq!(names.iter().filter(|n| **n == kind).count(), 1, "{kind} in {names:?}");
         }
     }

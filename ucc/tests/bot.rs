@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 use stratego_engine::{Color, ProgressRules};
-use stratego_evaluation::ucc::{self, ucc_rules, UccEnd};
+use stratego_ucc::bot::{self, UccEnd};
+use stratego_ucc::protocol::ucc_rules;
 use stratego_players::player::self_restriction;
 use stratego_players::AgentRng;
 use support::referee::{ply_lines, referee, Report};
@@ -35,7 +36,7 @@ fn referee_game(
     let bot_thread = std::thread::spawn(move || {
         let mut file = std::fs::File::create(&record_path).unwrap();
         let mut rng = AgentRng::seed_from_u64(seed);
-        ucc::play(
+        bot::play(
             BufReader::new(bot_in),
             bot_out,
             &mut file,
@@ -142,7 +143,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
     for first in ["GREEN ./x 10 10", "RED ./x 8 8", "hello"] {
         let mut record = Vec::new();
         let mut player = stratego_baselines::factory_of("random").unwrap().make();
-        let result = ucc::play(
+        let result = bot::play(
             format!("{first}\n").as_bytes(),
             Vec::new(),
             &mut record,
@@ -157,7 +158,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
     // An opponent move from an empty square.
     let mut player = stratego_baselines::factory_of("random").unwrap().make();
     let script = "BLUE ./x 10 10\n5 5 DOWN OK\n";
-    let err = ucc::play(
+    let err = bot::play(
         script.as_bytes(),
         Vec::new(),
         &mut Vec::new(),
@@ -186,7 +187,7 @@ fn a_referee_out_of_step_is_an_error_not_a_resignation() {
     ] {
         let mut player = stratego_baselines::factory_of("random").unwrap().make();
         let mut sent = Vec::new();
-        let result = ucc::play(
+        let result = bot::play(
             script.as_bytes(),
             &mut sent,
             &mut Vec::new(),
@@ -199,6 +200,6 @@ fn a_referee_out_of_step_is_an_error_not_a_resignation() {
         let sent = String::from_utf8(sent).unwrap();
         assert!(!sent.contains("SURRENDER"), "{script:?}: the bot resigned: {sent}");
         let err = result.unwrap_err();
-        assert!(matches!(err, ucc::UccError::Protocol { .. }) && err.to_string().contains(needle), "{err}");
+        assert!(matches!(err, stratego_ucc::UccError::Protocol { .. }) && err.to_string().contains(needle), "{err}");
     }
 }

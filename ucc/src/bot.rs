@@ -1,6 +1,6 @@
-//! The UCC 2012 Stratego referee protocol (`braathwaate/strategoevaluator`'s
-//! `manager`), so that any of our players can meet that competition's bots.
-//! The protocol is described in `shared/reference/ucc-protocol.md`; in short:
+//! Our player as a bot of the UCC 2012 referee (`stratego ucc-bot`), so that
+//! any of our players can meet that competition's bots under their referee.
+//! The protocol (`shared/reference/ucc-protocol.md`), in short:
 //!
 //! - the referee sends `RED|BLUE <opponent> 10 10`; the bot answers four
 //!   10-character setup lines in board order (rows 0-3 for Red, 6-9 for Blue);
@@ -9,10 +9,6 @@
 //!   `X Y DIR [N]` or `SURRENDER`; the referee echoes the move with its
 //!   outcome (`OK`, `KILLS a d`, `DIES a d`, `BOTHDIE a d`);
 //! - `QUIT ...` may replace any line; the bot then stops.
-//!
-//! The referee's frame is ours: x is the column (file), y the row, row 0 is
-//! Red's back row, so `(x, y)` is the square `from_row_col(y, x)`; `UP` is
-//! towards row 0 for both colours.
 //!
 //! **Tracking.** The bot keeps the game in our engine under [`ucc_rules`]
 //! (two-square rule off, chasing rule off, no caps: the referee enforces
@@ -35,175 +31,12 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use stratego_engine::{
-    BattleResult, Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Ruleset, Setup, Square, State,
-};
+use stratego_engine::{Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Setup, Square, State};
 
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player};
 
-/// The engine ruleset that tracks a referee game: `Ruleset::referee()`
-/// without its turn cap, since the referee's own cap (`-m`) ends the game
-/// with a QUIT line, whatever it was set to.
-pub const fn ucc_rules() -> Ruleset {
-    Ruleset { max_plies: u32::MAX, ..Ruleset::referee() }
-}
-
-/// The referee's character of a piece type (`1` Marshal ... `9` Scout, `s` Spy).
-pub fn ucc_char(kind: PieceType) -> char {
-    match kind {
-        PieceType::Marshal => '1',
-        PieceType::General => '2',
-        PieceType::Colonel => '3',
-        PieceType::Major => '4',
-        PieceType::Captain => '5',
-        PieceType::Lieutenant => '6',
-        PieceType::Sergeant => '7',
-        PieceType::Miner => '8',
-        PieceType::Scout => '9',
-        PieceType::Spy => 's',
-        PieceType::Bomb => 'B',
-        PieceType::Flag => 'F',
-    }
-}
-
-pub fn from_ucc_char(c: char) -> Option<PieceType> {
-    PieceType::ALL.into_iter().find(|&t| ucc_char(t) == c)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum UccError {
-    #[error("cannot read from the referee: {0}")]
-    Read(String),
-    #[error("cannot write to the referee: {0}")]
-    Write(String),
-    #[error("cannot write the game record: {0}")]
-    Record(String),
-    #[error("unexpected line from the referee: `{line}` ({why})")]
-    Protocol { line: String, why: String },
-    #[error("the referee's moves contradict a standard army: {0}")]
-    Inconsistent(String),
-    #[error("our player could not choose a move: {0}")]
-    Player(#[from] stratego_players::PlayerError),
-}
-
-fn protocol(line: &str, why: impl Into<String>) -> UccError {
-    // Escaped, so that a line with control characters still reads as one.
-    UccError::Protocol { line: line.escape_debug().to_string(), why: why.into() }
-}
-
-/// What a battle or quiet move did, as the referee reports it.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum UccOutcome {
-    Ok,
-    /// The attacker won; the types of the attacker and the defender.
-    Kills(PieceType, PieceType),
-    Dies(PieceType, PieceType),
-    BothDie(PieceType, PieceType),
-}
-
-impl UccOutcome {
-    fn battle(self) -> Option<(BattleResult, PieceType, PieceType)> {
-        match self {
-            UccOutcome::Ok => None,
-            UccOutcome::Kills(a, d) => Some((BattleResult::AttackerWins, a, d)),
-            UccOutcome::Dies(a, d) => Some((BattleResult::DefenderWins, a, d)),
-            UccOutcome::BothDie(a, d) => Some((BattleResult::BothRemoved, a, d)),
-        }
-    }
-
-    /// The outcome words the referee appends to a move line.
-    pub fn to_words(self) -> String {
-        match self.battle() {
-            None => "OK".to_string(),
-            Some((result, a, d)) => {
-                let word = match result {
-                    BattleResult::AttackerWins => "KILLS",
-                    BattleResult::DefenderWins => "DIES",
-                    BattleResult::BothRemoved => "BOTHDIE",
-                };
-                format!("{word} {} {}", ucc_char(a), ucc_char(d))
-            }
-        }
-    }
-}
-
-/// The protocol's text of a move: `X Y DIR`, with `N` only for runs of 2+.
-pub fn move_line(mv: Move) -> String {
-    let (fx, fy) = (mv.from.col() as i32, mv.from.row() as i32);
-    let (tx, ty) = (mv.to.col() as i32, mv.to.row() as i32);
-    let dir = match (tx - fx, ty - fy) {
-        (0, dy) if dy < 0 => "UP",
-        (0, _) => "DOWN",
-        (dx, _) if dx < 0 => "LEFT",
-        _ => "RIGHT",
-    };
-    let n = mv.distance();
-    if n > 1 {
-        format!("{fx} {fy} {dir} {n}")
-    } else {
-        format!("{fx} {fy} {dir}")
-    }
-}
-
-/// Parses `x y DIR [N] OUTCOME [a d]` (extra spaces and an explicit `1`
-/// allowed, as bots write them).
-pub fn parse_move_line(line: &str) -> Result<(Move, UccOutcome), UccError> {
-    let tokens: Vec<&str> = line.split_whitespace().collect();
-    let bad = |why: &str| protocol(line, why);
-    if tokens.len() < 4 {
-        return Err(bad("expected `x y DIR [N] OUTCOME`"));
-    }
-    let coord = |t: &str| t.parse::<u8>().ok().filter(|&v| v < 10);
-    let (x, y) = (coord(tokens[0]).ok_or_else(|| bad("bad x"))?, coord(tokens[1]).ok_or_else(|| bad("bad y"))?);
-    let (dx, dy) = match tokens[2] {
-        "UP" => (0, -1),
-        "DOWN" => (0, 1),
-        "LEFT" => (-1, 0),
-        "RIGHT" => (1, 0),
-        _ => return Err(bad("unknown direction")),
-    };
-    let (n, rest) = match tokens[3].parse::<i32>() {
-        Ok(n) if (1..10).contains(&n) => (n, &tokens[4..]),
-        Ok(_) => return Err(bad("bad multiplier")),
-        Err(_) => (1, &tokens[3..]),
-    };
-    let (tx, ty) = (x as i32 + dx * n, y as i32 + dy * n);
-    let to = u8::try_from(ty)
-        .ok()
-        .zip(u8::try_from(tx).ok())
-        .and_then(|(r, c)| Square::from_row_col(r, c))
-        .ok_or_else(|| bad("the move leaves the board"))?;
-    let from = Square::from_row_col(y, x).expect("checked coordinates");
-    let kinds = |i: usize| -> Result<PieceType, UccError> {
-        rest.get(i)
-            .and_then(|t| t.chars().next().filter(|_| t.len() == 1))
-            .and_then(from_ucc_char)
-            .ok_or_else(|| bad("bad piece character"))
-    };
-    let outcome = match rest.first().copied() {
-        Some("OK") if rest.len() == 1 => UccOutcome::Ok,
-        Some("KILLS") if rest.len() == 3 => UccOutcome::Kills(kinds(1)?, kinds(2)?),
-        Some("DIES") if rest.len() == 3 => UccOutcome::Dies(kinds(1)?, kinds(2)?),
-        Some("BOTHDIE") if rest.len() == 3 => UccOutcome::BothDie(kinds(1)?, kinds(2)?),
-        Some("ILLEGAL") => return Err(bad("a move skipped as illegal (referee -i); the engine cannot pass a turn")),
-        _ => return Err(bad("expected OK, KILLS a d, DIES a d or BOTHDIE a d")),
-    };
-    Ok((Move::new(from, to), outcome))
-}
-
-/// The four setup lines in board order for `me` (top row first).
-pub fn setup_lines(setup: &Setup, me: Color) -> [String; 4] {
-    let rows: [u8; 4] = if me == Color::Red { [0, 1, 2, 3] } else { [6, 7, 8, 9] };
-    rows.map(|row| {
-        (0..10)
-            .map(|col| {
-                let relative = Square::from_row_col(row, col).expect("on the board").in_frame(me).index();
-                ucc_char(setup.get(relative).expect("a classic setup fills its home squares"))
-            })
-            .collect()
-    })
-}
+use crate::protocol::{move_line, parse_move_line, protocol, setup_lines, ucc_char, ucc_rules, UccError, UccOutcome};
 
 /// What the tracker knows about one opponent piece, by its starting square.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -496,7 +329,12 @@ pub fn play(
     if words.len() != 4 || words[2] != "10" || words[3] != "10" {
         return Err(protocol(&first, "only the 10 x 10 board is supported"));
     }
-    let setup = player.choose_setup(PieceSet::Classic, rng);
+    // A player that brings its own setup once it knows its seat (an
+    // outside program relayed through this bot) plays that one.
+    let setup = match player.take_seat(me, words[1], PieceSet::Classic)? {
+        Some(own) => own,
+        None => player.choose_setup(PieceSet::Classic, rng),
+    };
     conv.note("stratego-ucc-log v1")?;
     conv.note(&format!("rules {}", ucc_rules()))?;
     conv.note(&format!("agent {}", player.name()))?;
@@ -572,42 +410,3 @@ pub fn play(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn move_lines_round_trip_and_tolerate_bot_quirks() {
-        let mv: Move = "b2-b5".parse().unwrap(); // (1,1) three rows down
-        assert_eq!(move_line(mv), "1 1 DOWN 3");
-        assert_eq!(parse_move_line("1 1 DOWN 3 OK").unwrap(), (mv, UccOutcome::Ok));
-        let step: Move = "e7-e6".parse().unwrap(); // (4,6) one row up
-        assert_eq!(move_line(step), "4 6 UP");
-        assert_eq!(
-            parse_move_line("4  6 UP 1 KILLS 6 9").unwrap(),
-            (step, UccOutcome::Kills(PieceType::Lieutenant, PieceType::Scout))
-        );
-        assert_eq!(
-            parse_move_line("4 6 UP BOTHDIE s s\r").unwrap().1,
-            UccOutcome::BothDie(PieceType::Spy, PieceType::Spy)
-        );
-        assert_eq!(parse_move_line("0 3 RIGHT DIES 8 B").unwrap().0, "a4-b4".parse().unwrap());
-        for bad in
-            ["", "1 1", "1 1 SIDEWAYS OK", "1 1 UP 2 MAYBE", "0 0 UP OK", "1 1 DOWN 3 KILLS x 9", "1 1 UP ILLEGAL"]
-        {
-            assert!(parse_move_line(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn setup_lines_follow_the_referees_row_order() {
-        let setup = Setup::parse("FBOOOOOOOOBBNNNNNEEEEBBBLLLLPPPPJJJCCGMS", PieceSet::Classic).unwrap();
-        let red = setup_lines(&setup, Color::Red);
-        // Red's back row (relative cells 0-9) is row 0, its front row (30-39) row 3.
-        assert_eq!(red, ["FB99999999", "BB88888777", "7BBB666655", "554443321s"]);
-        // Blue's front row (relative cells 30-39) is row 6, and its cells run
-        // right to left in the shared frame; its back row is row 9.
-        let blue = setup_lines(&setup, Color::Blue);
-        assert_eq!(blue, ["s123344455", "556666BBB7", "77788888BB", "99999999BF"]);
-    }
-}

@@ -2,7 +2,7 @@
 //! random opponent, checks every move the bot sends under the referee's
 //! rules, sends every kind of outcome line, and can replace any line it
 //! sends with QUIT. Shared by the in-process tests of the protocol
-//! (`evaluation/tests/ucc.rs`) and the test that plays every registered
+//! (`ucc/tests/bot.rs`) and the test that plays every registered
 //! player kind through the `stratego ucc-bot` command (`tests/ucc_players.rs`).
 
 #![allow(dead_code)]
@@ -15,7 +15,7 @@ use rand::{Rng, SeedableRng};
 use stratego_engine::{
     BattleResult, Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Setup, Square, State,
 };
-use stratego_evaluation::ucc::{self, ucc_char, ucc_rules, UccOutcome};
+use stratego_ucc::protocol::{self as ucc, ucc_char, ucc_rules, UccOutcome};
 use stratego_players::AgentRng;
 
 /// What the referee saw of one game.
