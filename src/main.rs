@@ -24,6 +24,7 @@ mod players;
 mod run_args;
 mod train_cli;
 mod ucc_cli;
+mod ucc_review_cli;
 
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
@@ -113,6 +114,8 @@ enum Command {
     Players,
     /// Play as a bot of the UCC 2012 Stratego referee, on stdin and stdout.
     UccBot(ucc_cli::UccBotArgs),
+    /// How our player's games through the real UCC referee went: W/L/D per opponent and how each game was lost (match.sh log directories).
+    UccReview(ucc_review_cli::UccReviewArgs),
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -403,6 +406,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Ntuple { what } => ntuple_cli::run(what, out),
         Command::Bench { what: BenchCommand::Ntuple(args) } => ntuple_cli::bench(out, args),
         Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
+        Command::UccReview(args) => ucc_review_cli::run(out, &args),
         Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

@@ -19,7 +19,7 @@ use crate::random::RandomPlayer;
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
 const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
 const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
-     scale=N (material points; 0 = linear), guard=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2";
+     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2";
 
 /// Adds `setup=` when it is not the default, or always when resolved.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
@@ -67,6 +67,7 @@ pub fn expectimax_spec(
         .with_default(naming, "press", config.press.name(), Press::default().name())
         .with_default(naming, "scale", config.scale, defaults.scale)
         .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
+        .with_default(naming, "defend", switch(config.defend), switch(defaults.defend))
         .with_default(naming, "informed", switch(config.informed), switch(defaults.informed));
     with_setup(spec, setup, naming)
 }
@@ -124,8 +125,9 @@ pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecErro
     let scale =
         spec.parse_option("scale", defaults.scale, |_: &u32| true, "expected a whole number of material points")?;
     let guard = switch_option(spec, "guard", defaults.guard)?;
+    let defend = switch_option(spec, "defend", defaults.defend)?;
     let informed = switch_option(spec, "informed", defaults.informed)?;
-    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press, scale, guard, informed };
+    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press, scale, guard, defend, informed };
     Ok(match time {
         Some(limit) => config.under_clock(limit),
         None => config,

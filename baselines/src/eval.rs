@@ -41,7 +41,12 @@
 //!   within a few moves, a Miner through the Bombs around it or any movable
 //!   piece by an open path, is a chance `q` of losing the game: its chance
 //!   of being such a piece, halved for every move it still needs (one more
-//!   when we are to move). The leaf becomes `(1 - q) v - q LEAF_LIMIT`: a
+//!   when we are to move; a revealed piece fades by `KNOWN_FADE` a move
+//!   instead), and lowered by our best defender that beats it
+//!   and can reach it before it reaches the Flag (more the more moves it has
+//!   to spare), so that a search brings defenders to a Miner on its way
+//!   through our Bombs instead of playing elsewhere. The leaf becomes
+//!   `(1 - q) v - q LEAF_LIMIT`: a
 //!   lost Flag is a lost game however far ahead we are, so the guard is not
 //!   a material term that a large lead would dwarf. Without it a search sees
 //!   a lone Miner breaking through only when the Flag falls inside its
@@ -99,6 +104,10 @@ pub struct LeafTerms {
     pub press: bool,
     /// Threats by the side to move and the Flag's guard.
     pub guard: bool,
+    /// The Flag's guard counts our defenders that can reach an attacker in
+    /// time, and a revealed attacker's threat fades by `KNOWN_FADE` a move
+    /// (off: every threat halves a move, whoever stands near).
+    pub defend: bool,
     /// The result's scale in material points; 0 keeps the linear material
     /// scale, clamped.
     pub scale: u32,
@@ -157,7 +166,7 @@ pub fn leaf_value(state: &State, me: Color, leaf: LeafTerms) -> f64 {
         return on_scale(e + t.spy_next_to_marshal, leaf.scale);
     }
     e += threat(state, me, &t.prior);
-    let q = flag_danger(state, me, &t.prior);
+    let q = flag_danger(state, me, &t.prior, leaf.defend);
     (1.0 - q) * on_scale(e, leaf.scale) - q * LEAF_LIMIT
 }
 
@@ -216,8 +225,10 @@ fn threat(state: &State, me: Color, prior: &CountingPrior) -> f64 {
 /// losing it: the largest `P(the piece can take it) * 2^-(moves - 1)` over
 /// the enemy's movable pieces within `FLAG_GUARD_MOVES` moves, one more
 /// move when `me` is to move. A Miner's path may cross our Bombs (each
-/// costs the move that takes it), any other piece's may not.
-fn flag_danger(state: &State, me: Color, prior: &CountingPrior) -> f64 {
+/// costs the move that takes it), any other piece's may not. Each part is
+/// lowered by our best defender that can reach the piece before it reaches
+/// the Flag ([`interception`]).
+fn flag_danger(state: &State, me: Color, prior: &CountingPrior, defend: bool) -> f64 {
     let board = state.board();
     let Some((flag, _)) = board.pieces().find(|(_, p)| p.color == me && p.kind == PieceType::Flag) else {
         return 0.0;
@@ -225,23 +236,124 @@ fn flag_danger(state: &State, me: Color, prior: &CountingPrior) -> f64 {
     let miner = moves_to(state, flag, me, true);
     let other = moves_to(state, flag, me, false);
     let tempo = (state.to_move() == me) as u32;
-    let halve = |moves: u32| if moves > FLAG_GUARD_MOVES { 0.0 } else { 0.5f64.powi((moves + tempo) as i32 - 1) };
     let mut danger: f64 = 0.0;
+    let mut miner_defenders: Option<[u32; Square::COUNT]> = None;
     for (sq, piece) in board.pieces().filter(|(_, p)| p.color != me) {
-        let (p_miner, p_other) = if piece.revealed {
-            let k = piece.kind;
-            ((k == PieceType::Miner) as u8 as f64, (k.is_movable() && k != PieceType::Miner) as u8 as f64)
+        // A piece whose type we know is a threat by what it is, and fades
+        // slowly with distance; a hidden one is halved per move, since its
+        // chance of being the piece that can take the Flag already says much.
+        let fade = if piece.revealed && defend { KNOWN_FADE } else { 0.5 };
+        let halve = |moves: u32| if moves > FLAG_GUARD_MOVES { 0.0 } else { fade.powi((moves + tempo) as i32 - 1) };
+        // The chance of each type, from `me`'s side: a Miner, or another
+        // movable type (each weighed by its share).
+        let dist: [f32; PieceType::COUNT] = if piece.revealed {
+            std::array::from_fn(|i| (i == piece.kind.index()) as u8 as f32)
         } else {
-            let dist = prior.of(&piece);
-            let miner_share = dist[PieceType::Miner.index()] as f64;
-            let movable: f64 =
-                PieceType::ALL.into_iter().filter(|t| t.is_movable()).map(|t| dist[t.index()] as f64).sum();
-            (miner_share, movable - miner_share)
+            *prior.of(&piece)
         };
-        let d = p_miner * halve(miner[sq.index()]) + p_other * halve(other[sq.index()]);
-        danger = danger.max(d);
+        let p_miner = dist[PieceType::Miner.index()] as f64;
+        let p_other: f64 = PieceType::ALL
+            .into_iter()
+            .filter(|t| t.is_movable() && *t != PieceType::Miner)
+            .map(|t| dist[t.index()] as f64)
+            .sum();
+        let (m_miner, m_other) = (miner[sq.index()], other[sq.index()]);
+        let (d_miner, d_other) = (p_miner * halve(m_miner), p_other * halve(m_other));
+        // Only a threat that could be the largest, and is worth it, is
+        // weighed against our defenders (a leaf is valued thousands of times
+        // a move, and each weighing is a breadth-first search or two).
+        if !defend || d_miner + d_other <= danger || d_miner + d_other < DANGER_WORTH_DEFENDING {
+            danger = danger.max(d_miner + d_other);
+            continue;
+        }
+        // Where the attacker stands after each of its moves on a shortest
+        // way to the Flag, and which of those squares our defenders (those
+        // that beat or trade with such a piece) can strike in time.
+        let keep = |part_moves: u32, flag_dist: &[u32; Square::COUNT], through_bombs: bool, reach: &[u32; Square::COUNT]| {
+            let from_attacker = moves_to(state, sq, me, through_bombs);
+            let slack = Square::all()
+                .filter(|x| {
+                    let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
+                    k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves
+                })
+                .filter(|x| reach[x.index()] != u32::MAX)
+                .map(|x| from_attacker[x.index()] as i64 + tempo as i64 - reach[x.index()] as i64)
+                .max();
+            interception(slack)
+        };
+        let defenders_of = |removes: &dyn Fn(PieceType) -> bool| {
+            let defenders = board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable() && removes(p.kind));
+            moves_from(state, defenders.map(|(dsq, _)| dsq))
+        };
+        // A Miner is removed by any piece that beats it or trades with it;
+        // those pieces' reach is the same for every attacker.
+        let keep_miner = if d_miner >= DANGER_WORTH_DEFENDING {
+            let reach = miner_defenders.get_or_insert_with(|| {
+                defenders_of(&|t: PieceType| battle(t, PieceType::Miner) != BattleResult::DefenderWins)
+            });
+            keep(m_miner, &miner, true, reach)
+        } else {
+            1.0
+        };
+        // Another piece only where we know what it is.
+        let keep_other = if piece.revealed && piece.kind != PieceType::Miner && d_other >= DANGER_WORTH_DEFENDING {
+            let kind = piece.kind;
+            keep(m_other, &other, false, &defenders_of(&|t: PieceType| battle(t, kind) != BattleResult::DefenderWins))
+        } else {
+            1.0
+        };
+        danger = danger.max(d_miner * keep_miner + d_other * keep_other);
     }
     danger.min(1.0)
+}
+
+/// How much of a revealed piece's threat to the Flag is left per move it
+/// still needs. A known Miner five moves from a bombed-in Flag is a real
+/// threat (the outside bots' Miners walk through our Bombs while the search
+/// plays elsewhere: EVALUATION.md, "The outside field"), not the 3 % that
+/// halving per move made it; hidden pieces keep halving.
+pub const KNOWN_FADE: f64 = 0.75;
+
+/// Below this, an enemy piece's threat to the Flag is not worth a search for
+/// defenders (a leaf is valued thousands of times a move).
+const DANGER_WORTH_DEFENDING: f64 = 0.03;
+
+/// The share of a threat left when our defenders can strike the attacker
+/// on its way with `slack` moves to spare at best (`None`: none can; below
+/// 0: too late). Each move to spare halves what is left, so a search that
+/// brings a defender nearer the attacker's way sees the Flag safer.
+fn interception(slack: Option<i64>) -> f64 {
+    match slack {
+        Some(slack) if slack >= 0 => 0.5f64.powi(slack.min(30) as i32 + 1),
+        _ => 1.0,
+    }
+}
+
+/// Moves our pieces on `sources` need, the nearest of them, to move onto
+/// or strike each square: breadth first through empty squares, so a square
+/// holding a piece is reached but not passed through.
+fn moves_from(state: &State, sources: impl Iterator<Item = Square>) -> [u32; Square::COUNT] {
+    let board = state.board();
+    let mut dist = [u32::MAX; Square::COUNT];
+    let mut queue = std::collections::VecDeque::with_capacity(Square::COUNT);
+    for sq in sources {
+        dist[sq.index()] = 0;
+        queue.push_back(sq);
+    }
+    while let Some(sq) = queue.pop_front() {
+        let d = dist[sq.index()];
+        if d > 0 && board[sq].is_some() {
+            continue;
+        }
+        for n in sq.neighbours() {
+            if n.is_lake() || dist[n.index()] != u32::MAX {
+                continue;
+            }
+            dist[n.index()] = d + 1;
+            queue.push_back(n);
+        }
+    }
+    dist
 }
 
 /// Moves a piece on each square needs to reach `target` (breadth first from
@@ -420,8 +532,8 @@ mod tests {
         assert!((red_to_move - blue_to_move - extra).abs() < 1e-3, "{red_to_move} {blue_to_move}");
     }
 
-    const PLAIN: LeafTerms = LeafTerms { press: false, guard: false, scale: 0 };
-    const GUARDED: LeafTerms = LeafTerms { press: false, guard: true, scale: 0 };
+    const PLAIN: LeafTerms = LeafTerms { press: false, guard: false, defend: false, scale: 0 };
+    const GUARDED: LeafTerms = LeafTerms { press: false, guard: true, defend: false, scale: 0 };
 
     /// A revealed Blue Miner three moves from Red's bombed-in Flag is a
     /// chance of 2^-2 of losing the game with Blue to move, 2^-3 with Red to
@@ -435,6 +547,38 @@ mod tests {
             let guarded = leaf_value(&s, Color::Red, GUARDED);
             let expected = (1.0 - q) * leaf_value(&s, Color::Red, PLAIN) - q * LEAF_LIMIT;
             assert!((guarded - expected).abs() < 1e-6, "{side} {q}: {guarded} {expected}");
+        }
+    }
+
+    /// With `defend`, a known Miner's threat fades by `KNOWN_FADE` a move,
+    /// and a Red Sergeant that can strike it on its way halves what is left
+    /// for each move it has to spare; a defender too far away changes nothing.
+    #[test]
+    fn the_flag_guard_counts_defenders_that_can_reach_the_attacker_in_time() {
+        const DEFENDED: LeafTerms = LeafTerms { press: false, guard: true, defend: true, scale: 0 };
+        let miner = "f........./........../........../........../..~~..~~../..~~..~~../........../........../B.n^+......./FB........";
+        let near = miner.replace("........../B.n^+", "..E^+......./B.n^+");
+        let far = miner.replace("f........./", "f.......E^+./");
+        let fade = |moves: i32| KNOWN_FADE.powi(moves);
+        // The Miner needs 3 moves: 2 more when Blue moves, one more with Red to move.
+        for (board, side, q) in [
+            (miner, "blue", fade(2)),
+            (miner, "red", fade(3)),
+            // Red to move strikes c2 from c3 at once: no move to spare.
+            (near.as_str(), "red", fade(3) * 0.5),
+            // Blue to move steps on before the Sergeant can strike.
+            (near.as_str(), "blue", fade(2)),
+            (far.as_str(), "red", fade(3)),
+        ] {
+            let s = state(board, side);
+            let defended = leaf_value(&s, Color::Red, DEFENDED);
+            // The leaf before the guard (with the threats: the Sergeant next
+            // to the Miner may take it), from the guard as it was, which
+            // halves the Miner's threat per move and ignores the Sergeant.
+            let old_q = 0.5f64.powi(if side == "red" { 3 } else { 2 });
+            let before = (leaf_value(&s, Color::Red, GUARDED) + old_q * LEAF_LIMIT) / (1.0 - old_q);
+            let expected = (1.0 - q) * before - q * LEAF_LIMIT;
+            assert!((defended - expected).abs() < 1e-6, "{side} {q}: {defended} {expected}\n{board}");
         }
     }
 

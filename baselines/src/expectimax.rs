@@ -101,6 +101,9 @@ pub struct ExpectimaxConfig {
     pub scale: u32,
     /// Whether the hand-written leaves weigh threats and the Flag's guard.
     pub guard: bool,
+    /// Whether the Flag's guard counts our defenders and lets a known
+    /// attacker's threat fade slowly (`eval::LeafTerms::defend`).
+    pub defend: bool,
     /// Whether the opponent's attacks with hidden pieces are decided knowing
     /// their types (see the module documentation).
     pub informed: bool,
@@ -139,6 +142,7 @@ impl Default for ExpectimaxConfig {
             press: Press::Auto,
             scale: DEFAULT_SCALE,
             guard: true,
+            defend: true,
             informed: true,
         }
     }
@@ -218,6 +222,7 @@ impl ExpectimaxPlayer {
             terms: LeafTerms {
                 press: self.config.press.applies_after(root.rules(), root.battleless()),
                 guard: self.config.guard,
+                defend: self.config.defend,
                 scale: self.config.scale,
             },
             informed: self.config.informed,

@@ -1,4 +1,4 @@
-//! The three blunders seen against outside bots (EVALUATION.md, "Outside-style
+//! The blunders seen against outside bots (EVALUATION.md, "Outside-style
 //! play"), each in a hand-built position under the referee's rules: the
 //! expectimax player as it was (`scale=0,guard=off,informed=off`) makes the
 //! mistake, the default one does not, at every fixed depth from 2 to 4.
@@ -126,4 +126,23 @@ fn runner_game(state: &State, depth: u32, options: &str) -> Option<Color> {
         s.apply_move(mv).unwrap();
     }
     s.outcome().and_then(|o| o.winner)
+}
+
+/// Blunder 4, from a real loss (`celsius`, through the UCC referee, as Red,
+/// EVALUATION.md "The outside field"): far ahead, Red hunts Blue's last
+/// Scouts with its Marshal while Blue's Miner, known for 65 plies, walks
+/// from b5 through the Bombs around Red's Flag on c1 and takes it 13 plies
+/// later. The Flag's guard as it was halved a known Miner's threat for
+/// every move it still needed (3 % five moves away) and ignored our
+/// pieces; with `defend` a known attacker's threat fades slowly and a
+/// defender that can reach it in time lowers it, so the search sends one.
+#[test]
+fn a_known_miner_walking_through_our_bombs_is_met() {
+    let state = position(
+        "fb..b^o.ob./bb...M^+..G^+./........../b^...P+...../l^+.~~..~~.L+/.n^+~~..~~../......P.E+./....N+N+.E../..B^B..NBL./BBFB......",
+    );
+    for depth in 2..=3 {
+        assert_eq!(runner_game(&state, depth, "defend=off"), Some(Color::Blue), "depth {depth}: the Flag falls");
+        assert_ne!(runner_game(&state, depth, ""), Some(Color::Blue), "depth {depth}: the Flag holds");
+    }
 }

@@ -761,9 +761,20 @@ impl TrainConfig {
         let warm_start = self.pretrain_specs().filter(|_| pretrain);
         let playing = (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o))).chain(warm_start);
         for (key, spec) in playing.filter(|(_, spec)| !made_by_the_run(spec)) {
-            build(key, spec)?
-                .check_rules(rules)
-                .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
+            let factory = build(key, spec)?;
+            factory.check_rules(rules).map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
+            // Self-play's games are dealt their setups by the actors; a
+            // player that must play its own (an outside program) is seated
+            // by the arena's games: evaluations and the warm start's.
+            if key == "selfplay.opponents" && factory.brings_own_setup() {
+                return Err(invalid(
+                    key,
+                    format!(
+                        "`{spec}` plays the setup it chooses, and self-play deals the setups of its games; name it in \
+                         eval.opponents or the warm start's pretrain opponents, whose games seat it"
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -34,6 +34,7 @@
 pub mod guided;
 pub mod rollout;
 pub mod search;
+pub mod veto;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -54,11 +55,19 @@ pub struct NetOptions {
     /// 0 plays the most likely legal action; above 0 draws from
     /// `p^(1/temperature)` with the player's generator.
     pub temperature: f32,
+    /// With `Some(m)`, the policy chooses among the moves expectimax keeps
+    /// ([`veto`]).
+    pub veto: Option<f64>,
+    /// A wall-clock limit per decision, for the veto's search (the caller's
+    /// clock; without one the search has its default fixed size).
+    pub time: Option<std::time::Duration>,
     pub setup: SetupPolicy,
 }
 
 /// How the options are listed in error messages.
-const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), setup=random|handcrafted|handcrafted-v2";
+const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), veto=M (0-2: expectimax first searches every \
+     root move and vetoes those it values more than M of a won game below its best), time=MS (the veto's clock), \
+     setup=random|handcrafted|handcrafted-v2";
 
 impl NetOptions {
     /// Parses a spec's `key=value` options.
@@ -75,6 +84,16 @@ impl NetOptions {
                         .ok_or_else(|| bad("expected a number, at least 0"))?
                 }
                 "setup" => parsed.setup = value.parse().map_err(|why: String| bad(&why))?,
+                "veto" => parsed.veto = Some(veto::parse(value)?),
+                "time" => {
+                    parsed.time = Some(std::time::Duration::from_millis(
+                        value
+                            .parse::<u64>()
+                            .ok()
+                            .filter(|t| (1..=3_600_000).contains(t))
+                            .ok_or_else(|| bad("expected milliseconds from 1 to 3600000"))?,
+                    ))
+                }
                 _ => {
                     return Err(SpecError::UnknownOption {
                         player: "net".into(),
@@ -93,6 +112,8 @@ impl NetOptions {
         let d = NetOptions::default();
         PlayerSpec::named("net")
             .with_default(naming, "temperature", self.temperature, d.temperature)
+            .with_some("veto", self.veto)
+            .with_some("time", self.time.map(|t| t.as_millis()))
             .with_default(naming, "setup", self.setup, d.setup)
             .options
     }
@@ -286,7 +307,24 @@ impl NetPlayer {
 
     /// The move this player chooses, or why it cannot.
     pub fn try_choose_move(&self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, ModelError> {
-        let policy = self.policy(view, rng)?;
+        let mut policy = self.policy(view, rng)?;
+        if let (Some(margin), true) = (self.options.veto, view.legal_moves.len() > 1) {
+            // The veto's search has most of the clock: the policy costs one
+            // inference.
+            let clock = self.options.time.map(|t| t.mul_f64(0.8));
+            let (kept, _) = veto::kept(view, &view.legal_moves, margin, clock, self.options.setup, rng)
+                .map_err(|why| ModelError::Input(format!("{}: {why}", self.name)))?;
+            for mv in &view.legal_moves {
+                if !kept.contains(mv) {
+                    policy[action_of(*mv, view)] = 0.0;
+                }
+            }
+            // A policy with no mass left on the kept moves: the first kept
+            // (the search's order is the view's) rather than no move.
+            if kept.iter().all(|mv| policy[action_of(*mv, view)] <= 0.0) {
+                return Ok(kept[0]);
+            }
+        }
         let action = choose_action(&policy, self.options.temperature, rng)
             .ok_or_else(|| ModelError::Input("the network gave no legal action a positive probability".into()))?;
         let mv = Move::from_action(action, view.me)
@@ -326,6 +364,12 @@ impl Player for NetPlayer {
     /// that says why.
     fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
         self.try_choose_move(view, rng).map_err(|e| PlayerError::Failed(format!("network player `{}`: {e}", self.name)))
+    }
+
+    /// The caller's clock joins the spec's, the tighter deciding; only the
+    /// veto's search uses it.
+    fn limit_move_time(&mut self, limit: std::time::Duration) {
+        self.options.time = Some(self.options.time.map_or(limit, |t| t.min(limit)));
     }
 }
 

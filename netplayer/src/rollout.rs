@@ -69,7 +69,6 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
-use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
 use stratego_model::{choose_action, infer, Inference};
 use stratego_players::reconstruct::public_replay;
@@ -268,7 +267,7 @@ pub struct RolloutPlayer {
 /// The leaves' terms: expectimax's defaults for a hand-written leaf (the
 /// guards on, the result's scale), without the press (the policy, not the
 /// leaf, decides how a lead is pressed here).
-const LEAF: LeafTerms = LeafTerms { press: false, guard: true, scale: DEFAULT_SCALE };
+const LEAF: LeafTerms = LeafTerms { press: false, guard: true, defend: true, scale: DEFAULT_SCALE };
 
 /// A rollout's end, scored for `me` as a share of a won game.
 fn leaf(state: &State, me: Color) -> f64 {
@@ -439,15 +438,8 @@ impl RolloutPlayer {
         margin: f64,
         rng: &mut AgentRng,
     ) -> Result<(Vec<Move>, u32), String> {
-        let mut config = ExpectimaxConfig::default();
-        if let Some(t) = self.options.time {
-            config = config.under_clock(t.mul_f64(VETO_SHARE));
-        }
-        let mut search = ExpectimaxPlayer::new(config, self.options.setup);
-        let values = crate::guided::searched_values(&mut search, view, ordered, rng)?;
-        let near = crate::guided::near_best(&values, margin);
-        let kept: Vec<Move> = ordered.iter().copied().filter(|mv| near.iter().any(|(m, _)| m == mv)).collect();
-        Ok((kept, search.last.depth))
+        let clock = self.options.time.map(|t| t.mul_f64(VETO_SHARE));
+        crate::veto::kept(view, ordered, margin, clock, self.options.setup, rng)
     }
 
     /// Every candidate played in every world, then `horizon` plies of the

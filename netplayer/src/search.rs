@@ -120,8 +120,14 @@ pub struct SearchOptions {
     /// The weight of the policy's probability added to a move's searched
     /// value when choosing (0: the value alone; default 1).
     pub mix: f64,
+    /// With `Some(m)`, the candidates are only the moves expectimax keeps
+    /// ([`veto`](crate::veto)), searched for [`VETO_SHARE`] of the clock.
+    pub veto: Option<f64>,
     pub setup: SetupPolicy,
 }
+
+/// With a veto, the share of the clock expectimax's search of the root has.
+pub const VETO_SHARE: f64 = 0.4;
 
 impl Default for SearchOptions {
     fn default() -> Self {
@@ -132,6 +138,7 @@ impl Default for SearchOptions {
             time: None,
             prior: ChancePrior::Belief,
             mix: SearchOptions::DEFAULT_MIX,
+            veto: None,
             setup: SetupPolicy::Random,
         }
     }
@@ -141,8 +148,8 @@ impl Default for SearchOptions {
 pub const SEARCH_OPTIONS: &str = "width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
      2), replies=R (1-64, the opponent's replies by policy besides its attacks, default 6), time=MS (a clock per \
      decision; none by default: fixed size, reproducible), prior=belief|counting (chance nodes), mix=M (0-100, adds M times the policy's probability \
-     to a move's value; default 1), \
-     setup=random|handcrafted|handcrafted-v2";
+     to a move's value; default 1), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
+     more than M of a won game below its best), setup=random|handcrafted|handcrafted-v2";
 
 impl SearchOptions {
     pub const DEFAULT_WIDTH: usize = 8;
@@ -182,6 +189,7 @@ impl SearchOptions {
                         .ok_or_else(|| bad("expected a number from 0 to 100"))?
                 }
                 "setup" => parsed.setup = value.parse().map_err(|why: String| bad(&why))?,
+                "veto" => parsed.veto = Some(crate::veto::parse(value)?),
                 _ => {
                     return Err(SpecError::UnknownOption {
                         player: "netsearch".into(),
@@ -205,6 +213,7 @@ impl SearchOptions {
             .with_some("time", self.time.map(|t| t.as_millis()))
             .with_default(naming, "prior", self.prior, d.prior)
             .with_default(naming, "mix", self.mix, d.mix)
+            .with_some("veto", self.veto)
             .with_default(naming, "setup", self.setup, d.setup)
             .options
     }
@@ -363,6 +372,12 @@ impl NetSearchPlayer {
             .map(|&mv| (mv, mv.to_action(me).map_or(0.0, |a| root_out.policy[a as usize])))
             .collect();
         by_prior.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some(margin) = self.options.veto {
+            let ordered: Vec<Move> = by_prior.iter().map(|(mv, _)| *mv).collect();
+            let clock = self.options.time.map(|t| t.mul_f64(VETO_SHARE));
+            let (kept, _) = crate::veto::kept(view, &ordered, margin, clock, self.options.setup, rng)?;
+            by_prior.retain(|(mv, _)| kept.contains(mv));
+        }
         let attacks = |mv: &Move| matches!(view.cell(mv.to), Cell::Opponent(_));
         let chosen: Vec<(Move, f32)> = by_prior
             .iter()

@@ -93,6 +93,14 @@ pub trait PlayerFactory: Send + Sync {
         Ok(())
     }
 
+    /// Whether its players bring their own setup to every game
+    /// (`Player::take_seat` returns one): an outside program. A caller that
+    /// deals setups itself (OpenSpiel's chance nodes, self-play's games)
+    /// cannot seat them and refuses them up front.
+    fn brings_own_setup(&self) -> bool {
+        false
+    }
+
     /// The ruleset its players were trained under, for those that have one
     /// (a network, n-tuple tables): a match whose command names no rules
     /// plays theirs.

@@ -51,6 +51,13 @@ impl Bot {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
         let factory = py.detach(|| stratego_roster::players().factory(spec)).map_err(value_error)?;
         factory.check_rules(&rules).map_err(value_error)?;
+        if factory.brings_own_setup() {
+            return Err(value_error(format!(
+                "{} chooses its own setup, and OpenSpiel's Stratego deals setups by chance: play it in the lab's \
+                 arena (`stratego arena`, or stratego_lab._core.ArenaMatch)",
+                factory.name()
+            )));
+        }
         let restriction = self_restriction(factory.as_ref(), &rules);
         let player = factory.make();
         let rng = Mutex::new(AgentRng::seed_from_u64(seed));

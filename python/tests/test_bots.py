@@ -38,13 +38,20 @@ class LabBots(unittest.TestCase):
             "netsearch": f"netsearch:{TINY_NETWORK},setup=handcrafted-v2",
             "netexpectimax": f"netexpectimax:{TINY_NETWORK},depth=1,setup=handcrafted-v2",
             "netrollout": f"netrollout:{TINY_NETWORK},worlds=2,horizon=2,setup=handcrafted-v2",
+            # An outside program chooses its own setup, which this game deals
+            # by chance: refused here (the lab's arena plays it).
+            "ucc": None,
         }
         kinds = stratego_lab.player_kinds()
         self.assertEqual([kind for kind in kinds if kind not in specs], [], "kinds without a spec in this test")
         classic = pyspiel.load_game("stratego")
         for kind in kinds:
+            if specs[kind] is None:
+                continue
             with self.subTest(spec=specs[kind]):
                 self.play_one_game(specs[kind], classic)
+        with self.assertRaisesRegex(ValueError, "chooses its own setup"):
+            stratego_lab.make_bot("ucc:/bin/true", classic)
 
     def test_a_searching_bot_beats_uniform_random_play(self):
         # Greedy wins nearly every game against uniform random moves: a bot

@@ -8,7 +8,10 @@
 //! - [`player`]: any program that speaks the protocol as a lab player
 //!   (`ucc:COMMAND`), refereed by the lab, with [`program`] holding the
 //!   process as the referee does (its own process group, stopped between
-//!   turns, a limit per reply, killed with the game).
+//!   turns, a limit per reply, killed with the game);
+//! - [`review`]: how a game against an outside bot was lost, read from the
+//!   real referee's log (the Flag to a known Miner, officers on Bombs, the
+//!   Marshal to the Spy).
 //!
 //! Depends on the engine and the player interface only: the arena, ladders,
 //! registrations and the learner meet `ucc:` players as any other, through
@@ -18,6 +21,7 @@ pub mod bot;
 pub mod player;
 pub mod program;
 pub mod protocol;
+pub mod review;
 
 pub use player::{register, UccFactory, UccPlayer};
 pub use protocol::{ucc_rules, UccError};

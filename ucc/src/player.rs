@@ -178,6 +178,10 @@ impl PlayerFactory for UccFactory {
     fn trained_rules(&self) -> Option<Ruleset> {
         Some(Ruleset::referee())
     }
+
+    fn brings_own_setup(&self) -> bool {
+        true
+    }
 }
 
 /// One game of a `ucc:` program (see the module documentation).

@@ -1,0 +1,108 @@
+//! Positions from real losses against the outside field (through the UCC
+//! referee: EVALUATION.md, "The outside field"), in which a network player
+//! as it plays today loses its Flag or an officer, and with the expectimax
+//! veto (`veto=M`) does not: every network player kind (`netexpectimax`,
+//! which is the veto's own search, with the Flag's guard as it was,
+//! `defend=off`, against today's). The games are those of the referee's
+//! logs in `tests/fixtures/ucc`, replayed to the ply where the loss began.
+
+mod common;
+use common::*;
+
+use rand::SeedableRng;
+use stratego_engine::{Color, Move, PieceType, Ruleset, Square, State};
+use stratego_players::view::{public_history, InfoView};
+use stratego_players::AgentRng;
+
+const NETWORK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../registrations/cpu-4h-spar.safetensors");
+
+/// The game of a real referee log (`tests/fixtures/ucc`) before ply `ply`
+/// (1-based), under the referee's rules, with its whole history (a network
+/// player replays the game from the setups).
+fn from_log(name: &str, ply: usize) -> State {
+    let path = format!("{}/../tests/fixtures/ucc/{name}", env!("CARGO_MANIFEST_DIR"));
+    let log = stratego_ucc::protocol::RefereeLog::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut state = State::from_setups(Ruleset::referee(), &log.red, &log.blue).unwrap();
+    for (mv, _) in &log.moves[..ply - 1] {
+        state.apply_move(*mv).unwrap();
+    }
+    state
+}
+
+fn choice(state: &State, spec: &str, seed: u64) -> Move {
+    let mut player = build(spec).unwrap().make();
+    let history = public_history(state);
+    player.choose_move(&InfoView::new(state, &history), &mut AgentRng::seed_from_u64(seed)).unwrap()
+}
+
+/// Red (`spec`) from `state` against a Blue that walks its Miners towards
+/// Red's Flag whenever one can step closer, and plays its first legal move
+/// otherwise; the winner after at most 16 plies (the Miner needs 10).
+fn runner_game(state: &State, spec: &str) -> Option<Color> {
+    let mut s = state.clone();
+    let flag = s.board().pieces().find(|(_, p)| p.color == Color::Red && p.kind == PieceType::Flag).unwrap().0;
+    let distance = |q: Square| (q.row() as i32 - flag.row() as i32).abs() + (q.col() as i32 - flag.col() as i32).abs();
+    for ply in 0..16 {
+        if s.is_terminal() {
+            break;
+        }
+        let moves = s.legal_moves();
+        let mv = if s.to_move() == Color::Red {
+            choice(&s, spec, ply)
+        } else {
+            let board = s.board();
+            moves
+                .iter()
+                .copied()
+                .find(|m| board[m.from].unwrap().kind == PieceType::Miner && distance(m.to) < distance(m.from))
+                .unwrap_or(moves[0])
+        };
+        s.apply_move(mv).unwrap();
+    }
+    s.outcome().and_then(|o| o.winner)
+}
+
+
+/// The veto's margin here: the defence is worth about a fifth of a won
+/// game in the search's leaves, and the policy's favourites among moves
+/// within 0.1 of the best still let the Miner through.
+const VETO: &str = "veto=0.02";
+
+#[test]
+fn a_known_miner_walking_through_our_bombs_is_met_by_every_network_player() {
+    // `celsius`, ply 283: far ahead, Red hunts with its officers while
+    // Blue's Miner, known for 65 plies, walks from b5 through the Bombs
+    // around Red's Flag on c1; it took the Flag at ply 296.
+    let state = from_log("celsius-known-miner.log", 283);
+    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
+    for (today, new) in [
+        (format!("net:{NETWORK}"), format!("net:{NETWORK},{VETO}")),
+        (format!("netsearch:{NETWORK}"), format!("netsearch:{NETWORK},{VETO}")),
+        (format!("netrollout:{NETWORK},{rollout}"), format!("netrollout:{NETWORK},{rollout},{VETO}")),
+        // The veto's own search, with the Flag's guard as it was.
+        (format!("netexpectimax:{NETWORK},margin=0.02,defend=off"), format!("netexpectimax:{NETWORK},margin=0.02")),
+    ] {
+        assert_eq!(runner_game(&state, &today), Some(Color::Blue), "{today}: the Flag falls");
+        assert_ne!(runner_game(&state, &new), Some(Color::Blue), "{new}: the Flag holds");
+    }
+}
+
+#[test]
+fn an_officer_does_not_dive_into_a_never_moved_piece() {
+    // `celsius`, ply 31: Red's Marshal on a6 next to a never-moved Blue
+    // piece on a7 (a Bomb); netrollout attacked it and lost the Marshal.
+    let state = from_log("celsius-marshal-on-bomb.log", 31);
+    let dive = Move::new("a6".parse().unwrap(), "a7".parse().unwrap());
+    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
+    assert_eq!(choice(&state, &format!("netrollout:{NETWORK},{rollout}"), 1), dive, "today's player dives");
+    for spec in [
+        format!("net:{NETWORK},{VETO}"),
+        format!("netsearch:{NETWORK},{VETO}"),
+        format!("netrollout:{NETWORK},{rollout},{VETO}"),
+        format!("netexpectimax:{NETWORK},margin=0.02"),
+    ] {
+        for seed in 0..3 {
+            assert_ne!(choice(&state, &spec, seed), dive, "{spec}, seed {seed}");
+        }
+    }
+}
