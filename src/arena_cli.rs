@@ -73,7 +73,7 @@ pub struct ArenaArgs {
 
 #[derive(Args)]
 pub struct LadderArgs {
-    /// Two or more player specs.
+    /// Two or more player specs, or fields: `ucc-field` (the five bots of shared/ucc) or `lab-field`.
     #[arg(required = true, num_args = 2..)]
     specs: Vec<String>,
     #[command(flatten)]
@@ -319,8 +319,8 @@ impl CapReport {
 }
 
 pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
-    let players: Vec<Arc<dyn PlayerFactory>> =
-        args.specs.iter().map(|s| players::factory(s)).collect::<Result<_, _>>()?;
+    let specs = stratego_roster::expand(&args.specs);
+    let players: Vec<Arc<dyn PlayerFactory>> = specs.iter().map(|s| players::factory(s)).collect::<Result<_, _>>()?;
     let settings = &args.settings;
     let config = settings.config(None, &players.iter().collect::<Vec<_>>())?;
     if !matches!(config.self_restriction, SelfRestriction::Both | SelfRestriction::Neither) {

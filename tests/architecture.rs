@@ -90,7 +90,10 @@ const LAYERS: &[&[&str]] = &[
     // The two games, on the contract.
     &["engine", "cotoan"],
     &["players", "model", "runlog"],
-    &["baselines", "evaluation", "selfplay"],
+    // What plays, measures and meets the outside on the player interface:
+    // the baselines, the arena and statistics, self-play's actors, and the
+    // UCC protocol both ways (our players as bots, outside programs as players).
+    &["baselines", "evaluation", "selfplay", "ucc"],
     // The network players, above the hand-written ones: the guided search
     // (`netexpectimax`) runs the baselines' expectimax.
     &["netplayer"],
@@ -126,7 +129,7 @@ fn dependencies_point_down_the_pipeline() {
     assert_eq!(by_name["model"].ours, ["stratego-engine"]);
     // Nothing that plays, infers or learns below the evaluation layer reaches it;
     // the baselines and the player interface never do.
-    for name in ["engine", "players", "baselines", "model", "netplayer", "selfplay", "cotoan"] {
+    for name in ["engine", "players", "baselines", "model", "netplayer", "selfplay", "cotoan", "ucc"] {
         assert!(!by_name[name].ours.iter().any(|d| d == "stratego-evaluation"), "{name} depends on evaluation");
     }
     // Only the crates that draw depend on the chart library, and no burn below
@@ -135,7 +138,7 @@ fn dependencies_point_down_the_pipeline() {
         let draws = ["stratego-evaluation"].contains(&m.package.as_str());
         assert_eq!(m.external.iter().any(|d| d == "plotters"), draws, "{} and plotters", m.package);
     }
-    for name in ["contract", "engine", "players", "baselines", "evaluation", "cotoan", "runlog"] {
+    for name in ["contract", "engine", "players", "baselines", "evaluation", "cotoan", "runlog", "ucc"] {
         assert!(!by_name[name].external.iter().any(|d| d == "burn"), "{name} depends on burn");
     }
 }
@@ -181,11 +184,11 @@ fn the_players_list_is_one_crate_below_the_learner() {
     assert!(layer("stratego-roster") < layer("stratego-learner"));
     let mut roster = by_name["roster"].ours.clone();
     roster.sort();
-    assert_eq!(roster, ["stratego-baselines", "stratego-netplayer", "stratego-players"]);
+    assert_eq!(roster, ["stratego-baselines", "stratego-netplayer", "stratego-players", "stratego-ucc"]);
     for user in ["learner", "stratego", "python"] {
         assert!(by_name[user].ours.iter().any(|d| d == "stratego-roster"), "{user} does not use the roster");
     }
-    for folder in ["src", "python/src", "learner/src", "evaluation/src", "selfplay/src"] {
+    for folder in ["src", "python/src", "learner/src", "evaluation/src", "selfplay/src", "ucc/src"] {
         for file in rust_files(&root().join(folder)) {
             let text = std::fs::read_to_string(&file).unwrap();
             assert!(

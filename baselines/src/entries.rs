@@ -17,9 +17,9 @@ use crate::press::Press;
 use crate::random::RandomPlayer;
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
-const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2";
+const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2|decoy";
 const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
-     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2";
+     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2|decoy";
 
 /// Adds `setup=` when it is not the default, or always when resolved.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
@@ -334,7 +334,7 @@ mod tests {
             ("expectimax:depth=0", "bad value `0` for option `depth`"),
             ("expectimax:depth=three", "bad value `three`"),
             ("expectimax:depth=2,depth=3", "given twice"),
-            ("random:setup=clever", "expected `random`, `handcrafted` or `handcrafted-v2`"),
+            ("random:setup=clever", "expected `random`, `handcrafted`, `handcrafted-v2` or `decoy`"),
             ("ntuple:", "has nothing after `:`"),
             ("ntuple", "needs a table file path"),
             ("expectimax:nodes=-5", "bad value `-5`"),

@@ -539,9 +539,18 @@ impl TrainConfig {
 
     /// Parses and checks a config text.
     pub fn parse(text: &str) -> Result<TrainConfig, TrainError> {
-        let config: TrainConfig = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        let mut config: TrainConfig = toml::from_str(text).map_err(|e| toml_error(text, e))?;
+        config.expand_fields();
         config.validate()?;
         Ok(config)
+    }
+
+    /// Every field named among the opponents (`ucc-field`, `lab-field`:
+    /// `stratego_roster::FIELDS`) replaced by its players.
+    pub fn expand_fields(&mut self) {
+        self.selfplay.opponents = stratego_roster::expand(&self.selfplay.opponents);
+        self.eval.opponents = stratego_roster::expand(&self.eval.opponents);
+        self.pretrain.opponents = stratego_roster::expand(&self.pretrain.opponents);
     }
 
     pub fn to_toml(&self) -> String {
@@ -1052,6 +1061,27 @@ from = 20
 [stage.eval]
 opponents = ["random", "net:@10"]
 "#;
+
+    /// A field's name among the opponents is its players; an outside
+    /// program, which plays the setup it chooses, may be an evaluation
+    /// opponent but not a self-play one (self-play deals its games' setups).
+    #[test]
+    fn fields_expand_and_outside_programs_stay_out_of_self_play() {
+        let c = TrainConfig::parse("[eval]\nopponents = [\"random\", \"ucc-field\"]\n").unwrap();
+        assert_eq!(c.eval.opponents.len(), 6);
+        assert_eq!(c.eval.opponents[1], "ucc:asmodeus");
+        let bot = std::env::temp_dir().join(format!("stratego-config-bot-{}", std::process::id()));
+        std::fs::write(&bot, "#!/bin/sh\nexit 0\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bot, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let rules = "[game]\nrules = \"referee\"\n";
+        let eval = format!("{rules}[eval]\nopponents = [\"ucc:{}\"]\n", bot.display());
+        TrainConfig::parse(&eval).unwrap().check_before_run().unwrap();
+        let selfplay = format!("{rules}[selfplay]\nopponents = [\"ucc:{}\"]\nopponent_share = 0.5\n", bot.display());
+        let err = TrainConfig::parse(&selfplay).unwrap().check_before_run().unwrap_err().to_string();
+        assert!(err.contains("selfplay.opponents") && err.contains("plays the setup it chooses"), "{err}");
+        let _ = std::fs::remove_file(&bot);
+    }
 
     #[test]
     fn stages_change_what_they_name_from_their_iteration_on() {

@@ -64,6 +64,7 @@ impl Stage {
         config.selfplay = self.replace(&before.selfplay, &self.selfplay, "selfplay")?;
         config.learner = self.replace(&before.learner, &self.learner, "learner")?;
         config.eval = self.replace(&before.eval, &self.eval, "eval")?;
+        config.expand_fields();
         Ok(config)
     }
 

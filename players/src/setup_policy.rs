@@ -18,6 +18,13 @@
 //! setups). `handcrafted-v2` discards every draw in which a movable piece is
 //! walled in ([`walled_in`]) and draws again: use it for play
 //! outside the lab.
+//!
+//! `decoy` is another family, which no training config uses, for measuring
+//! players against setups they have never met: the Flag on the back row
+//! with no Bomb beside it (two Sergeants or Lieutenants flank it), and a
+//! false fortress elsewhere on the back row: a Bomb with Bombs beside it and
+//! in front of it, the other Bombs in rows 0-2; the rest as in the recipe,
+//! never walled in.
 
 use std::fmt;
 use std::str::FromStr;
@@ -40,13 +47,16 @@ pub enum SetupPolicy {
     Handcrafted,
     /// The handcrafted recipe without draws that wall a movable piece in.
     HandcraftedV2,
+    /// An unbombed Flag and a false fortress of Bombs (module documentation).
+    Decoy,
 }
 
 /// The `setup=` option as player specs list it.
-pub const SETUP_OPTION: &str = "setup=random|handcrafted|handcrafted-v2";
+pub const SETUP_OPTION: &str = "setup=random|handcrafted|handcrafted-v2|decoy";
 
 impl SetupPolicy {
-    pub const ALL: [SetupPolicy; 3] = [SetupPolicy::Random, SetupPolicy::Handcrafted, SetupPolicy::HandcraftedV2];
+    pub const ALL: [SetupPolicy; 4] =
+        [SetupPolicy::Random, SetupPolicy::Handcrafted, SetupPolicy::HandcraftedV2, SetupPolicy::Decoy];
 
     pub fn choose(self, set: PieceSet, rng: &mut AgentRng) -> Setup {
         match self {
@@ -58,6 +68,12 @@ impl SetupPolicy {
                     return setup;
                 }
             },
+            SetupPolicy::Decoy => loop {
+                let setup = decoy(set, rng);
+                if setup.can_move() && walled_in(&setup).is_none() {
+                    return setup;
+                }
+            },
         }
     }
 
@@ -66,6 +82,7 @@ impl SetupPolicy {
             SetupPolicy::Random => "random",
             SetupPolicy::Handcrafted => "handcrafted",
             SetupPolicy::HandcraftedV2 => "handcrafted-v2",
+            SetupPolicy::Decoy => "decoy",
         }
     }
 }
@@ -83,7 +100,7 @@ impl FromStr for SetupPolicy {
         SetupPolicy::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| "expected `random`, `handcrafted` or `handcrafted-v2`".to_string())
+            .ok_or_else(|| "expected `random`, `handcrafted`, `handcrafted-v2` or `decoy`".to_string())
     }
 }
 
@@ -187,6 +204,52 @@ fn handcrafted(set: PieceSet, rng: &mut AgentRng) -> Setup {
     }
 }
 
+/// The `decoy` family (module documentation).
+fn decoy(set: PieceSet, rng: &mut AgentRng) -> Setup {
+    let mut d = Draft { slots: [None; SETUP_SQUARES], left: set.counts() };
+    let flag = rng.random_range(0..10);
+    d.place(flag, PieceType::Flag);
+    let beside = |c: usize| [c.checked_sub(1).filter(|_| c % 10 > 0), Some(c + 1).filter(|_| c % 10 < 9)];
+    for cell in beside(flag).into_iter().flatten() {
+        let kind = if d.left[PieceType::Sergeant.index()] > 0 { PieceType::Sergeant } else { PieceType::Lieutenant };
+        if d.left[kind.index()] > 0 {
+            d.place(cell, kind);
+        }
+    }
+    // The false fortress: a Bomb on the back row three or more columns
+    // away, with Bombs beside it and in front of it (a movable piece there
+    // would be walled in).
+    let far: Vec<usize> = (0..10usize).filter(|&c| c.abs_diff(flag) >= 3 && d.slots[c].is_none()).collect();
+    let fake = far[rng.random_range(0..far.len())];
+    for cell in [Some(fake)].into_iter().chain(beside(fake)).flatten().chain([fake + 10]) {
+        if d.slots[cell].is_none() && d.left[PieceType::Bomb.index()] > 0 {
+            d.place(cell, PieceType::Bomb);
+        }
+    }
+    // No other Bomb next to the Flag: the rest go where it is not.
+    let near_flag = [flag.checked_sub(1), Some(flag + 1), Some(flag + 10)];
+    while d.left[PieceType::Bomb.index()] > 0 {
+        let free: Vec<usize> =
+            d.free_in(0..=2).into_iter().filter(|c| !near_flag.contains(&Some(*c))).collect();
+        d.place(free[rng.random_range(0..free.len())], PieceType::Bomb);
+    }
+    let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect();
+    front.shuffle(rng);
+    for cell in front.into_iter().take(3) {
+        if d.left[PieceType::Scout.index()] > 0 {
+            d.place(cell, PieceType::Scout);
+        }
+    }
+    d.scatter(PieceType::Marshal, 1, 1..=2, rng);
+    d.scatter(PieceType::General, 1, 1..=2, rng);
+    d.scatter(PieceType::Spy, 1, 1..=2, rng);
+    d.scatter(PieceType::Miner, 2, 0..=1, rng);
+    for kind in PieceType::ALL {
+        d.scatter(kind, u8::MAX, 0..=3, rng);
+    }
+    Setup::from_slots(d.slots, set).expect("the recipe places exactly the army")
+}
+
 /// A movable piece of `setup` that its own immovable pieces (Bombs and the
 /// Flag), the lakes and the board edge alone seal off from the rest of the
 /// board, by its slot; `None` when every movable piece can reach the middle
@@ -218,6 +281,29 @@ pub fn walled_in(setup: &Setup) -> Option<usize> {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn decoy_setups_leave_the_flag_unbombed_and_bomb_a_false_fortress() {
+        for set in [PieceSet::Classic, PieceSet::Barrage] {
+            let mut rng = AgentRng::seed_from_u64(4);
+            for _ in 0..300 {
+                let setup = SetupPolicy::Decoy.choose(set, &mut rng);
+                setup.validate(set).unwrap();
+                assert!(setup.can_move() && walled_in(&setup).is_none(), "{setup}");
+                let flag = setup.slots().iter().position(|s| *s == Some(PieceType::Flag)).unwrap();
+                assert!(flag < 10, "flag on the back row: {setup}");
+                let around = [flag.checked_sub(1).filter(|_| flag > 0), Some(flag + 1).filter(|_| flag < 9), Some(flag + 10)];
+                for cell in around.into_iter().flatten() {
+                    assert_ne!(setup.get(cell), Some(PieceType::Bomb), "no Bomb next to the Flag: {setup}");
+                }
+                if set == PieceSet::Classic {
+                    let fake = (0..10usize).find(|&c| setup.get(c) == Some(PieceType::Bomb) && setup.get(c + 10) == Some(PieceType::Bomb));
+                    assert!(fake.is_some(), "a false fortress of Bombs on the back row: {setup}");
+                }
+            }
+        }
+        assert_eq!("decoy".parse::<SetupPolicy>(), Ok(SetupPolicy::Decoy));
+    }
 
     #[test]
     fn handcrafted_setups_are_valid_armies_with_a_guarded_back_row_flag() {

@@ -12,7 +12,7 @@
 //! sections in this order (`sections`):
 //! - `player` `[2]`: one-hot, Red then Blue;
 //! - `dealt` `[2]`: whether Red's and Blue's setups have been dealt;
-//! - `outcome` `[3 + 5]`: game over, the player won, the opponent won, then
+//! - `outcome` `[3 + 6]`: game over, the player won, the opponent won, then
 //!   the end reason one-hot in `EndReason::ALL` order (zeros until the end);
 //! - `setup` `[12, 10, 10]`: the player's own pieces at the start, one plane
 //!   per type in `PieceType::ALL` order (zeros until its setup is dealt);
@@ -31,7 +31,7 @@ use stratego_players::view::{public_history, PublicPly};
 use crate::value_error;
 
 /// The longest game (`max-plies`) whose tensor is provided: its `plies`
-/// section grows with the cap, 24 values a ply (classic, 4,000 plies: 97,212
+/// section grows with the cap, 24 values a ply (classic, 4,000 plies: 97,213
 /// values in all). A longer cap makes the game declare no information-state
 /// tensor.
 pub(crate) const MAX_TENSOR_PLIES: u32 = 20_000;

@@ -40,8 +40,8 @@ def playout(state, rng):
 
 
 def information_state_size(max_plies):
-    """player 2 + dealt 2 + outcome 8 + setup 12x100 + 24 per ply."""
-    return 2 + 2 + 8 + 1200 + 24 * max_plies
+    """player 2 + dealt 2 + outcome 9 + setup 12x100 + 24 per ply."""
+    return 2 + 2 + 9 + 1200 + 24 * max_plies
 
 
 class HistoryLengths(unittest.TestCase):
@@ -202,7 +202,7 @@ class InformationStateTensor(unittest.TestCase):
                 observer = make_observation(game, INFO_STATE)
                 self.assertEqual(
                     {name: list(part.shape) for name, part in observer.dict.items()},
-                    {"player": [2], "dealt": [2], "outcome": [8], "setup": [12, 10, 10], "plies": [max_plies, 24]},
+                    {"player": [2], "dealt": [2], "outcome": [9], "setup": [12, 10, 10], "plies": [max_plies, 24]},
                 )
                 for state in playout(game.new_initial_state(), random.Random(3))[:: max(1, max_plies // 20)]:
                     for p in range(2):

@@ -202,10 +202,10 @@ class Observations(unittest.TestCase):
         self.assertEqual(game.observation_tensor_shape(), [58, 10, 10])
         # The perfect-recall encoding: 12 header values, 12 setup planes and
         # 24 values for each of the 4,000 plies (test_conventions.py).
-        self.assertEqual(game.information_state_tensor_shape(), [12 + 1200 + 24 * 4000])
+        self.assertEqual(game.information_state_tensor_shape(), [13 + 1200 + 24 * 4000])
         state = dealt(game)
         self.assertEqual(len(state.observation_tensor(0)), 5800)
-        self.assertEqual(len(state.information_state_tensor(1)), 97212)
+        self.assertEqual(len(state.information_state_tensor(1)), 97213)
         cotoan = pyspiel.load_game("cotoan")
         self.assertEqual(cotoan.observation_tensor_shape(), [_core.COTOAN_OBSERVATION_LEN])
 
