@@ -329,11 +329,30 @@ fn interception(slack: Option<i64>) -> f64 {
     }
 }
 
+/// Moves a piece on each square needs to reach `target` (breadth first from
+/// it, `u32::MAX` where it cannot): every step one move; squares holding
+/// `me`'s Bombs are crossed only `through_bombs` (a Miner takes them).
+fn moves_to(state: &State, target: Square, me: Color, through_bombs: bool) -> [u32; Square::COUNT] {
+    let board = state.board();
+    // A piece stops on the square where it meets our Bomb, so the search
+    // goes on from a Bomb only for a Miner.
+    distances(std::iter::once(target), |sq| {
+        through_bombs || !board[sq].is_some_and(|p| p.color == me && p.kind == PieceType::Bomb)
+    })
+}
+
 /// Moves our pieces on `sources` need, the nearest of them, to move onto
-/// or strike each square: breadth first through empty squares, so a square
-/// holding a piece is reached but not passed through.
+/// or strike each square: through empty squares only, so a square holding
+/// a piece is reached but not passed through.
 fn moves_from(state: &State, sources: impl Iterator<Item = Square>) -> [u32; Square::COUNT] {
     let board = state.board();
+    distances(sources, |sq| board[sq].is_none())
+}
+
+/// Breadth first from `sources` (0 moves) over the board's squares, lakes
+/// left out: each square reached gets its moves, and the search goes on
+/// from it only where `passes` (a source always).
+fn distances(sources: impl Iterator<Item = Square>, passes: impl Fn(Square) -> bool) -> [u32; Square::COUNT] {
     let mut dist = [u32::MAX; Square::COUNT];
     let mut queue = std::collections::VecDeque::with_capacity(Square::COUNT);
     for sq in sources {
@@ -342,35 +361,7 @@ fn moves_from(state: &State, sources: impl Iterator<Item = Square>) -> [u32; Squ
     }
     while let Some(sq) = queue.pop_front() {
         let d = dist[sq.index()];
-        if d > 0 && board[sq].is_some() {
-            continue;
-        }
-        for n in sq.neighbours() {
-            if n.is_lake() || dist[n.index()] != u32::MAX {
-                continue;
-            }
-            dist[n.index()] = d + 1;
-            queue.push_back(n);
-        }
-    }
-    dist
-}
-
-/// Moves a piece on each square needs to reach `target` (breadth first from
-/// it, `u32::MAX` where it cannot): every step one move; squares holding
-/// `me`'s Bombs are crossed only `through_bombs` (a Miner takes them).
-fn moves_to(state: &State, target: Square, me: Color, through_bombs: bool) -> [u32; Square::COUNT] {
-    let board = state.board();
-    let mut dist = [u32::MAX; Square::COUNT];
-    let mut queue = std::collections::VecDeque::with_capacity(Square::COUNT);
-    dist[target.index()] = 0;
-    queue.push_back(target);
-    while let Some(sq) = queue.pop_front() {
-        let d = dist[sq.index()];
-        // A piece stops on the square where it meets our Bomb, so the
-        // search goes on from a Bomb only for a Miner.
-        let blocked = board[sq].is_some_and(|p| p.color == me && p.kind == PieceType::Bomb);
-        if blocked && !through_bombs {
+        if d > 0 && !passes(sq) {
             continue;
         }
         for n in sq.neighbours() {

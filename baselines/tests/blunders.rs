@@ -5,8 +5,11 @@
 //! Each position names the mechanism that fixes it, and the other two alone
 //! do not (so a test fails if its mechanism is broken).
 
+#[path = "support/runner.rs"]
+mod runner;
+
 use rand::SeedableRng;
-use stratego_engine::{Color, Move, PieceType, Ruleset, Square, State};
+use stratego_engine::{Color, Move, Ruleset, Square, State};
 use stratego_players::view::{public_history, InfoView};
 use stratego_players::AgentRng;
 
@@ -101,31 +104,10 @@ fn a_miner_breaking_through_to_the_flag_is_stopped() {
     }
 }
 
-/// Plays Red (the spec's player) from `state` against a Blue that walks
-/// its Miners towards Red's Flag whenever one can step closer, and plays
-/// its first legal move otherwise; the winner after at most 40 plies.
+/// Plays Red (the spec's player) from `state` against the Miner runner
+/// (`support/runner.rs`); the winner after at most 40 plies.
 fn runner_game(state: &State, depth: u32, options: &str) -> Option<Color> {
-    let mut s = state.clone();
-    let flag = s.board().pieces().find(|(_, p)| p.color == Color::Red && p.kind == PieceType::Flag).unwrap().0;
-    let distance = |q: Square| (q.row() as i32 - flag.row() as i32).abs() + (q.col() as i32 - flag.col() as i32).abs();
-    for _ in 0..40 {
-        if s.is_terminal() {
-            break;
-        }
-        let moves = s.legal_moves();
-        let mv = if s.to_move() == Color::Red {
-            choice(&s, depth, options)
-        } else {
-            let board = s.board();
-            moves
-                .iter()
-                .copied()
-                .find(|m| board[m.from].unwrap().kind == PieceType::Miner && distance(m.to) < distance(m.from))
-                .unwrap_or(moves[0])
-        };
-        s.apply_move(mv).unwrap();
-    }
-    s.outcome().and_then(|o| o.winner)
+    runner::runner_game(state, 40, |s, _| choice(s, depth, options))
 }
 
 /// Blunder 4, from a real loss (`celsius`, through the UCC referee, as Red,

@@ -9,8 +9,11 @@
 mod common;
 use common::*;
 
+#[path = "../../baselines/tests/support/runner.rs"]
+mod runner;
+
 use rand::SeedableRng;
-use stratego_engine::{Color, Move, PieceType, Ruleset, Square, State};
+use stratego_engine::{Color, Move, Ruleset, State};
 use stratego_players::view::{public_history, InfoView};
 use stratego_players::AgentRng;
 
@@ -35,31 +38,10 @@ fn choice(state: &State, spec: &str, seed: u64) -> Move {
     player.choose_move(&InfoView::new(state, &history), &mut AgentRng::seed_from_u64(seed)).unwrap()
 }
 
-/// Red (`spec`) from `state` against a Blue that walks its Miners towards
-/// Red's Flag whenever one can step closer, and plays its first legal move
-/// otherwise; the winner after at most 16 plies (the Miner needs 10).
+/// Red (`spec`) from `state` against the Miner runner; the winner after at
+/// most 16 plies (the Miner needs 10).
 fn runner_game(state: &State, spec: &str) -> Option<Color> {
-    let mut s = state.clone();
-    let flag = s.board().pieces().find(|(_, p)| p.color == Color::Red && p.kind == PieceType::Flag).unwrap().0;
-    let distance = |q: Square| (q.row() as i32 - flag.row() as i32).abs() + (q.col() as i32 - flag.col() as i32).abs();
-    for ply in 0..16 {
-        if s.is_terminal() {
-            break;
-        }
-        let moves = s.legal_moves();
-        let mv = if s.to_move() == Color::Red {
-            choice(&s, spec, ply)
-        } else {
-            let board = s.board();
-            moves
-                .iter()
-                .copied()
-                .find(|m| board[m.from].unwrap().kind == PieceType::Miner && distance(m.to) < distance(m.from))
-                .unwrap_or(moves[0])
-        };
-        s.apply_move(mv).unwrap();
-    }
-    s.outcome().and_then(|o| o.winner)
+    runner::runner_game(state, 16, |s, ply| choice(s, spec, ply as u64))
 }
 
 

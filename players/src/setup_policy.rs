@@ -137,6 +137,21 @@ impl Draft {
         rows.flat_map(|r| (0..10).map(move |c| 10 * r + c)).filter(|&i| self.slots[i].is_none()).collect()
     }
 
+    /// Both recipes' middle: up to three Scouts on front-row squares that face
+    /// open ground (so that the army can move), the Marshal and the General
+    /// in rows 1-2.
+    fn scouts_and_commanders(&mut self, rng: &mut AgentRng) {
+        let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect();
+        front.shuffle(rng);
+        for cell in front.into_iter().take(3) {
+            if self.left[PieceType::Scout.index()] > 0 {
+                self.place(cell, PieceType::Scout);
+            }
+        }
+        self.scatter(PieceType::Marshal, 1, 1..=2, rng);
+        self.scatter(PieceType::General, 1, 1..=2, rng);
+    }
+
     /// Places up to `count` pieces of `kind` on random free cells of `rows`
     /// (on any free cell once those run out).
     fn scatter(&mut self, kind: PieceType, count: u8, rows: std::ops::RangeInclusive<usize>, rng: &mut AgentRng) {
@@ -169,15 +184,7 @@ fn handcrafted(set: PieceSet, rng: &mut AgentRng) -> Setup {
             }
         }
         d.scatter(PieceType::Bomb, u8::MAX, 0..=2, rng);
-        let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect();
-        front.shuffle(rng);
-        for cell in front.into_iter().take(3) {
-            if d.left[PieceType::Scout.index()] > 0 {
-                d.place(cell, PieceType::Scout);
-            }
-        }
-        d.scatter(PieceType::Marshal, 1, 1..=2, rng);
-        d.scatter(PieceType::General, 1, 1..=2, rng);
+        d.scouts_and_commanders(rng);
         if let Some(general) = d.slots.iter().position(|s| *s == Some(PieceType::General)) {
             let mut beside: Vec<usize> =
                 [general.checked_sub(10), general.checked_sub(1), Some(general + 1), Some(general + 10)]
@@ -233,15 +240,7 @@ fn decoy(set: PieceSet, rng: &mut AgentRng) -> Setup {
             d.free_in(0..=2).into_iter().filter(|c| !near_flag.contains(&Some(*c))).collect();
         d.place(free[rng.random_range(0..free.len())], PieceType::Bomb);
     }
-    let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect();
-    front.shuffle(rng);
-    for cell in front.into_iter().take(3) {
-        if d.left[PieceType::Scout.index()] > 0 {
-            d.place(cell, PieceType::Scout);
-        }
-    }
-    d.scatter(PieceType::Marshal, 1, 1..=2, rng);
-    d.scatter(PieceType::General, 1, 1..=2, rng);
+    d.scouts_and_commanders(rng);
     d.scatter(PieceType::Spy, 1, 1..=2, rng);
     d.scatter(PieceType::Miner, 2, 0..=1, rng);
     for kind in PieceType::ALL {
