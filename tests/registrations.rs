@@ -63,7 +63,8 @@ fn option_keys(options: &str) -> Vec<&str> {
 /// What a registration logs of its players (`resolved_name`) must say which
 /// player was played whatever the defaults become: for every registered
 /// kind, the default player's resolved name names every option that has a
-/// value (a clock or a veto has none unless given), and a resolved name
+/// value (a clock, a veto or the Flag's defenders have none unless given),
+/// and a resolved name
 /// makes the same player again (the same canonical and resolved names).
 #[test]
 fn every_player_kind_resolves_to_a_name_of_all_its_options() {
@@ -76,6 +77,8 @@ fn every_player_kind_resolves_to_a_name_of_all_its_options() {
         let base = match (entry.path.is_some(), entry.name) {
             (false, name) => name.to_string(),
             (true, "ntuple") => format!("ntuple:{tables}"),
+            // A program on the PATH: the command that runs it is its path.
+            (true, "ucc") => "ucc:true".to_string(),
             (true, name) => format!("{name}:{net}"),
         };
         let with_options = match entry.name {
@@ -83,16 +86,18 @@ fn every_player_kind_resolves_to_a_name_of_all_its_options() {
                 format!("{base}:time=20,guard=off"),
                 format!("{base}:depth=2,time=50"),
                 format!("{base}:depth=2,leaf=ntuple:{tables}"),
+                format!("{base}:defend=on,time=100"),
             ],
             "netexpectimax" => vec![format!("{base},margin=0.01,time=20,scale=0")],
             "netrollout" => vec![format!("{base},veto=0.3,time=50,width=2")],
             "netsearch" => vec![format!("{base},time=30,prior=counting")],
-            "net" => vec![format!("{base},temperature=0.5,setup=handcrafted-v2")],
+            "net" => vec![format!("{base},temperature=0.5,setup=handcrafted-v2"), format!("{base},veto=0.02,time=80")],
+            "ucc" => vec!["ucc:true,timeout=2.5".to_string()],
             _ => vec![format!("{base}{}setup=handcrafted", if entry.path.is_some() { "," } else { ":" })],
         };
         let factory = registry.factory(&base).unwrap_or_else(|e| panic!("{base}: {e}"));
         let resolved: PlayerSpec = factory.resolved_name().parse().unwrap();
-        for key in option_keys(entry.options).into_iter().filter(|key| !["time", "veto"].contains(key)) {
+        for key in option_keys(entry.options).into_iter().filter(|key| !["time", "veto", "defend"].contains(key)) {
             assert!(
                 resolved.option(key).is_some(),
                 "{}: the default player's resolved name {resolved} has no {key}",
@@ -109,5 +114,8 @@ fn every_player_kind_resolves_to_a_name_of_all_its_options() {
         kinds.push(entry.name);
     }
     kinds.sort();
-    assert_eq!(kinds, ["expectimax", "greedy", "net", "netexpectimax", "netrollout", "netsearch", "ntuple", "random"]);
+    assert_eq!(
+        kinds,
+        ["expectimax", "greedy", "net", "netexpectimax", "netrollout", "netsearch", "ntuple", "random", "ucc"]
+    );
 }

@@ -67,7 +67,9 @@ pub fn expectimax_spec(
         .with_default(naming, "press", config.press.name(), Press::default().name())
         .with_default(naming, "scale", config.scale, defaults.scale)
         .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
-        .with_default(naming, "defend", switch(config.defend), switch(defaults.defend))
+        // Named only when on, in both namings: the names of players
+        // registered before the option existed stay theirs.
+        .with_some("defend", config.defend.then_some("on"))
         .with_default(naming, "informed", switch(config.informed), switch(defaults.informed));
     with_setup(spec, setup, naming)
 }

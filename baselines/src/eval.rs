@@ -42,10 +42,12 @@
 //!   piece by an open path, is a chance `q` of losing the game: its chance
 //!   of being such a piece, halved for every move it still needs (one more
 //!   when we are to move; a revealed piece fades by `KNOWN_FADE` a move
-//!   instead), and lowered by our best defender that beats it
-//!   and can reach it before it reaches the Flag (more the more moves it has
-//!   to spare), so that a search brings defenders to a Miner on its way
-//!   through our Bombs instead of playing elsewhere. The leaf becomes
+//!   instead), and lowered where our defenders that beat it can strike it on
+//!   its way by the time it gets there, whichever shortest way it takes (on
+//!   a square every way passes, or on every square next to the Flag it may
+//!   strike from), more the more moves they have to spare, so that a search
+//!   sends and keeps a defender where a Miner walking through our Bombs must
+//!   pass instead of playing elsewhere. The leaf becomes
 //!   `(1 - q) v - q LEAF_LIMIT`: a
 //!   lost Flag is a lost game however far ahead we are, so the guard is not
 //!   a material term that a large lead would dwarf. Without it a search sees
@@ -266,20 +268,32 @@ fn flag_danger(state: &State, me: Color, prior: &CountingPrior, defend: bool) ->
             danger = danger.max(d_miner + d_other);
             continue;
         }
-        // Where the attacker stands after each of its moves on a shortest
-        // way to the Flag, and which of those squares our defenders (those
-        // that beat or trade with such a piece) can strike in time.
+        // Where the attacker can be struck on its way, whichever shortest
+        // way it takes: on a square every such way passes (one square at
+        // that many moves from it), or on the last squares before the Flag,
+        // all of which must be covered. Our defenders are those that beat or
+        // trade with such a piece; the most slack any of these gives decides.
         let keep = |part_moves: u32, flag_dist: &[u32; Square::COUNT], through_bombs: bool, reach: &[u32; Square::COUNT]| {
             let from_attacker = moves_to(state, sq, me, through_bombs);
-            let slack = Square::all()
-                .filter(|x| {
-                    let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
-                    k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves
-                })
-                .filter(|x| reach[x.index()] != u32::MAX)
-                .map(|x| from_attacker[x.index()] as i64 + tempo as i64 - reach[x.index()] as i64)
+            let mut layers: Vec<Vec<Square>> = vec![Vec::new(); part_moves as usize];
+            for x in Square::all() {
+                let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
+                if k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves {
+                    layers[k as usize].push(x);
+                }
+            }
+            let strike = |k: usize, x: &Square| match reach[x.index()] {
+                u32::MAX => i64::MIN,
+                r => k as i64 + tempo as i64 - r as i64,
+            };
+            let last = layers.len().checked_sub(1);
+            let slack = layers
+                .iter()
+                .enumerate()
+                .filter(|(k, layer)| layer.len() == 1 || Some(*k) == last)
+                .filter_map(|(k, layer)| layer.iter().map(|x| strike(k, x)).min())
                 .max();
-            interception(slack)
+            interception(slack.filter(|s| *s != i64::MIN))
         };
         let defenders_of = |removes: &dyn Fn(PieceType) -> bool| {
             let defenders = board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable() && removes(p.kind));
@@ -319,8 +333,8 @@ pub const KNOWN_FADE: f64 = 0.75;
 const DANGER_WORTH_DEFENDING: f64 = 0.03;
 
 /// The share of a threat left when our defenders can strike the attacker
-/// on its way with `slack` moves to spare at best (`None`: none can; below
-/// 0: too late). Each move to spare halves what is left, so a search that
+/// on its way with `slack` moves to spare (`None`: they cannot; below 0:
+/// too late). Each move to spare halves what is left, so a search that
 /// brings a defender nearer the attacker's way sees the Flag safer.
 fn interception(slack: Option<i64>) -> f64 {
     match slack {

@@ -142,7 +142,10 @@ impl Default for ExpectimaxConfig {
             press: Press::Auto,
             scale: DEFAULT_SCALE,
             guard: true,
-            defend: true,
+            // Off by default so that every spec registered before keeps
+            // naming the player it played (registrations log resolved names);
+            // the player for outside play names it: `defend=on`.
+            defend: false,
             informed: true,
         }
     }

@@ -116,7 +116,7 @@ fn runner_game(state: &State, depth: u32, options: &str) -> Option<Color> {
 /// from b5 through the Bombs around Red's Flag on c1 and takes it 13 plies
 /// later. The Flag's guard as it was halved a known Miner's threat for
 /// every move it still needed (3 % five moves away) and ignored our
-/// pieces; with `defend` a known attacker's threat fades slowly and a
+/// pieces; with `defend=on` a known attacker's threat fades slowly and a
 /// defender that can reach it in time lowers it, so the search sends one.
 #[test]
 fn a_known_miner_walking_through_our_bombs_is_met() {
@@ -124,7 +124,25 @@ fn a_known_miner_walking_through_our_bombs_is_met() {
         "fb..b^o.ob./bb...M^+..G^+./........../b^...P+...../l^+.~~..~~.L+/.n^+~~..~~../......P.E+./....N+N+.E../..B^B..NBL./BBFB......",
     );
     for depth in 2..=3 {
-        assert_eq!(runner_game(&state, depth, "defend=off"), Some(Color::Blue), "depth {depth}: the Flag falls");
-        assert_ne!(runner_game(&state, depth, ""), Some(Color::Blue), "depth {depth}: the Flag holds");
+        assert_eq!(runner_game(&state, depth, ""), Some(Color::Blue), "depth {depth}: the Flag falls");
+        assert_ne!(runner_game(&state, depth, "defend=on"), Some(Color::Blue), "depth {depth}: the Flag holds");
+    }
+}
+
+/// Blunder 5, from a real loss (`celsius`, through the UCC referee, as Red):
+/// Red's last movable piece, its Marshal (i7), against Blue's Miner (b2),
+/// known since it took a Bomb, on its way along the second row to Red's
+/// Flag in the corner (j1), which has no Bomb left beside it. Red's Marshal
+/// followed the Miner instead of standing where it must pass, and the Flag
+/// fell 22 plies later. With `defend=on` the Marshal covers both squares next
+/// to the Flag by the time the Miner can reach them.
+#[test]
+fn a_lone_defender_guards_the_flag_where_the_miner_must_pass() {
+    let state = position(
+        "fb.sb^.eobn/bb^......../........../........M^+./..~~..~~../..~~..~~../........../.....B^..../.n^+....B.../.........F",
+    );
+    for depth in 2..=3 {
+        assert_eq!(runner_game(&state, depth, ""), Some(Color::Blue), "depth {depth}: the Flag falls");
+        assert_ne!(runner_game(&state, depth, "defend=on"), Some(Color::Blue), "depth {depth}: the Flag holds");
     }
 }

@@ -165,7 +165,7 @@ fn plain(state: &State, me: Color, depth: u32, from_root: u32) -> f64 {
     }
     if depth == 0 {
         // The default leaves; the press does not apply under these rules.
-        return leaf_value(state, me, LeafTerms { press: false, guard: true, defend: true, scale: DEFAULT_SCALE });
+        return leaf_value(state, me, LeafTerms { press: false, guard: true, defend: false, scale: DEFAULT_SCALE });
     }
     let moves = state.legal_moves();
     if state.to_move() == me {

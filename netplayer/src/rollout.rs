@@ -267,7 +267,7 @@ pub struct RolloutPlayer {
 /// The leaves' terms: expectimax's defaults for a hand-written leaf (the
 /// guards on, the result's scale), without the press (the policy, not the
 /// leaf, decides how a lead is pressed here).
-const LEAF: LeafTerms = LeafTerms { press: false, guard: true, defend: true, scale: DEFAULT_SCALE };
+const LEAF: LeafTerms = LeafTerms { press: false, guard: true, defend: false, scale: DEFAULT_SCALE };
 
 /// A rollout's end, scored for `me` as a share of a won game.
 fn leaf(state: &State, me: Color) -> f64 {

@@ -48,7 +48,9 @@ pub fn kept(
     setup: SetupPolicy,
     rng: &mut AgentRng,
 ) -> Result<(Vec<Move>, u32), String> {
-    let mut config = ExpectimaxConfig::default();
+    // The veto is for what the outside field does, so its search has every
+    // outside-play mechanism, the Flag's defenders included.
+    let mut config = ExpectimaxConfig { defend: true, ..ExpectimaxConfig::default() };
     if let Some(t) = clock {
         config = config.under_clock(t);
     }

@@ -2,8 +2,8 @@
 //! referee: EVALUATION.md, "The outside field"), in which a network player
 //! as it plays today loses its Flag or an officer, and with the expectimax
 //! veto (`veto=M`) does not: every network player kind (`netexpectimax`,
-//! which is the veto's own search, with the Flag's guard as it was,
-//! `defend=off`, against today's). The games are those of the referee's
+//! which is the veto's own search, with the Flag's guard as it was against
+//! `defend=on`). The games are those of the referee's
 //! logs in `tests/fixtures/ucc`, replayed to the ply where the loss began.
 
 mod common;
@@ -62,7 +62,7 @@ fn a_known_miner_walking_through_our_bombs_is_met_by_every_network_player() {
         (format!("netsearch:{NETWORK}"), format!("netsearch:{NETWORK},{VETO}")),
         (format!("netrollout:{NETWORK},{rollout}"), format!("netrollout:{NETWORK},{rollout},{VETO}")),
         // The veto's own search, with the Flag's guard as it was.
-        (format!("netexpectimax:{NETWORK},margin=0.02,defend=off"), format!("netexpectimax:{NETWORK},margin=0.02")),
+        (format!("netexpectimax:{NETWORK},margin=0.02"), format!("netexpectimax:{NETWORK},margin=0.02,defend=on")),
     ] {
         assert_eq!(runner_game(&state, &today), Some(Color::Blue), "{today}: the Flag falls");
         assert_ne!(runner_game(&state, &new), Some(Color::Blue), "{new}: the Flag holds");
@@ -81,7 +81,7 @@ fn an_officer_does_not_dive_into_a_never_moved_piece() {
         format!("net:{NETWORK},{VETO}"),
         format!("netsearch:{NETWORK},{VETO}"),
         format!("netrollout:{NETWORK},{rollout},{VETO}"),
-        format!("netexpectimax:{NETWORK},margin=0.02"),
+        format!("netexpectimax:{NETWORK},margin=0.02,defend=on"),
     ] {
         for seed in 0..3 {
             assert_ne!(choice(&state, &spec, seed), dive, "{spec}, seed {seed}");
