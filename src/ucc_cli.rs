@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use clap::Args;
 use rand::SeedableRng;
-use stratego_ucc::bot::{self, UccEnd};
-use stratego_ucc::protocol as ucc;
 use stratego_players::player::{rules_note, self_restriction};
 use stratego_players::AgentRng;
+use stratego_ucc::bot::{self, UccEnd};
+use stratego_ucc::protocol as ucc;
 
 use crate::{players, CliError};
 

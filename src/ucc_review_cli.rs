@@ -52,7 +52,9 @@ fn game_files(dir: &Path) -> Result<Vec<(u32, PathBuf)>, CliError> {
         })
         .collect();
     if games.is_empty() {
-        return Err(format!("{} holds no gameN.log (a log directory of shared/ucc/match.sh -o DIR)", dir.display()).into());
+        return Err(
+            format!("{} holds no gameN.log (a log directory of shared/ucc/match.sh -o DIR)", dir.display()).into()
+        );
     }
     games.sort();
     Ok(games)

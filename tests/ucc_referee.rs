@@ -73,8 +73,16 @@ fn a_misbehaving_program_loses_its_game_with_the_reason_and_the_match_goes_on() 
     let cases: Vec<(&str, String, &str)> = vec![
         ("silent", "read colour rest; sleep 31401 & sleep 1000".into(), "no reply within"),
         ("crash", "read colour rest; echo 'it broke' >&2; exit 2".into(), "it broke"),
-        ("bad-setup", "read colour rest; echo FB8sB479B8; echo BB31555583; echo 6724898974; echo 96711B9999".into(), "bad setup"),
-        ("short-line", "read colour rest; echo FB8sB479B; echo BB31555583; echo 6724898974; echo 967B669999".into(), "not 10 characters"),
+        (
+            "bad-setup",
+            "read colour rest; echo FB8sB479B8; echo BB31555583; echo 6724898974; echo 96711B9999".into(),
+            "bad setup",
+        ),
+        (
+            "short-line",
+            "read colour rest; echo FB8sB479B; echo BB31555583; echo 6724898974; echo 967B669999".into(),
+            "not 10 characters",
+        ),
         ("illegal", bot_body("echo '0 0 DOWN'"), "illegal move `0 0 DOWN`"),
         ("off-board", bot_body("echo '0 0 UP'"), "the move leaves the board"),
         ("garbage", bot_body("echo 'hello there'"), "sent `hello there`"),

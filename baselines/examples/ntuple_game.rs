@@ -12,7 +12,8 @@ fn main() {
     let net = Arc::new(NTupleNet::load(std::path::Path::new(&a[1]), None).unwrap());
     let seed: u64 = a[2].parse().unwrap();
     let mut rng = AgentRng::seed_from_u64(seed);
-    let mut us = NTuplePlayer { net: net.clone(), name: "nt".into(), setup: SetupPolicy::Random, press: Default::default() };
+    let mut us =
+        NTuplePlayer { net: net.clone(), name: "nt".into(), setup: SetupPolicy::Random, press: Default::default() };
     let mut greedy = stratego_baselines::greedy::GreedyPlayer::default();
     let red = us.choose_setup(PieceSet::Classic, &mut rng);
     let blue = greedy.choose_setup(PieceSet::Classic, &mut rng);

@@ -273,28 +273,29 @@ fn flag_danger(state: &State, me: Color, prior: &CountingPrior, defend: bool) ->
         // that many moves from it), or on the last squares before the Flag,
         // all of which must be covered. Our defenders are those that beat or
         // trade with such a piece; the most slack any of these gives decides.
-        let keep = |part_moves: u32, flag_dist: &[u32; Square::COUNT], through_bombs: bool, reach: &[u32; Square::COUNT]| {
-            let from_attacker = moves_to(state, sq, me, through_bombs);
-            let mut layers: Vec<Vec<Square>> = vec![Vec::new(); part_moves as usize];
-            for x in Square::all() {
-                let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
-                if k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves {
-                    layers[k as usize].push(x);
+        let keep =
+            |part_moves: u32, flag_dist: &[u32; Square::COUNT], through_bombs: bool, reach: &[u32; Square::COUNT]| {
+                let from_attacker = moves_to(state, sq, me, through_bombs);
+                let mut layers: Vec<Vec<Square>> = vec![Vec::new(); part_moves as usize];
+                for x in Square::all() {
+                    let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
+                    if k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves {
+                        layers[k as usize].push(x);
+                    }
                 }
-            }
-            let strike = |k: usize, x: &Square| match reach[x.index()] {
-                u32::MAX => i64::MIN,
-                r => k as i64 + tempo as i64 - r as i64,
+                let strike = |k: usize, x: &Square| match reach[x.index()] {
+                    u32::MAX => i64::MIN,
+                    r => k as i64 + tempo as i64 - r as i64,
+                };
+                let last = layers.len().checked_sub(1);
+                let slack = layers
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, layer)| layer.len() == 1 || Some(*k) == last)
+                    .filter_map(|(k, layer)| layer.iter().map(|x| strike(k, x)).min())
+                    .max();
+                interception(slack.filter(|s| *s != i64::MIN))
             };
-            let last = layers.len().checked_sub(1);
-            let slack = layers
-                .iter()
-                .enumerate()
-                .filter(|(k, layer)| layer.len() == 1 || Some(*k) == last)
-                .filter_map(|(k, layer)| layer.iter().map(|x| strike(k, x)).min())
-                .max();
-            interception(slack.filter(|s| *s != i64::MIN))
-        };
         let defenders_of = |removes: &dyn Fn(PieceType) -> bool| {
             let defenders = board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable() && removes(p.kind));
             moves_from(state, defenders.map(|(dsq, _)| dsq))

@@ -44,7 +44,6 @@ fn runner_game(state: &State, spec: &str) -> Option<Color> {
     runner::runner_game(state, 16, |s, ply| choice(s, spec, ply as u64))
 }
 
-
 /// The veto's margin here: the defence is worth about a fifth of a won
 /// game in the search's leaves, and the policy's favourites among moves
 /// within 0.1 of the best still let the Miner through.

@@ -236,8 +236,7 @@ fn decoy(set: PieceSet, rng: &mut AgentRng) -> Setup {
     // No other Bomb next to the Flag: the rest go where it is not.
     let near_flag = [flag.checked_sub(1), Some(flag + 1), Some(flag + 10)];
     while d.left[PieceType::Bomb.index()] > 0 {
-        let free: Vec<usize> =
-            d.free_in(0..=2).into_iter().filter(|c| !near_flag.contains(&Some(*c))).collect();
+        let free: Vec<usize> = d.free_in(0..=2).into_iter().filter(|c| !near_flag.contains(&Some(*c))).collect();
         d.place(free[rng.random_range(0..free.len())], PieceType::Bomb);
     }
     d.scouts_and_commanders(rng);
@@ -291,12 +290,14 @@ mod tests {
                 assert!(setup.can_move() && walled_in(&setup).is_none(), "{setup}");
                 let flag = setup.slots().iter().position(|s| *s == Some(PieceType::Flag)).unwrap();
                 assert!(flag < 10, "flag on the back row: {setup}");
-                let around = [flag.checked_sub(1).filter(|_| flag > 0), Some(flag + 1).filter(|_| flag < 9), Some(flag + 10)];
+                let around =
+                    [flag.checked_sub(1).filter(|_| flag > 0), Some(flag + 1).filter(|_| flag < 9), Some(flag + 10)];
                 for cell in around.into_iter().flatten() {
                     assert_ne!(setup.get(cell), Some(PieceType::Bomb), "no Bomb next to the Flag: {setup}");
                 }
                 if set == PieceSet::Classic {
-                    let fake = (0..10usize).find(|&c| setup.get(c) == Some(PieceType::Bomb) && setup.get(c + 10) == Some(PieceType::Bomb));
+                    let fake = (0..10usize)
+                        .find(|&c| setup.get(c) == Some(PieceType::Bomb) && setup.get(c + 10) == Some(PieceType::Bomb));
                     assert!(fake.is_some(), "a false fortress of Bombs on the back row: {setup}");
                 }
             }

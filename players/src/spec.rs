@@ -264,6 +264,10 @@ mod tests {
         assert_eq!(err, SpecError::bad_value("depth", "0", "1 to 20"));
         assert_eq!(spec.parse_option("nodes", 7u64, |_| true, "").unwrap(), 7);
         let spec: PlayerSpec = "random:setup=clever".parse().unwrap();
-        assert!(spec.setup().unwrap_err().to_string().contains("expected `random`, `handcrafted`, `handcrafted-v2` or `decoy`"));
+        assert!(spec
+            .setup()
+            .unwrap_err()
+            .to_string()
+            .contains("expected `random`, `handcrafted`, `handcrafted-v2` or `decoy`"));
     }
 }

@@ -81,7 +81,9 @@ mod tests {
     #[test]
     fn every_kind_is_listed_once() {
         let names: Vec<&str> = players().entries().iter().map(|e| e.name).collect();
-        for kind in ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax", "netrollout", "ucc"] {
+        for kind in
+            ["random", "greedy", "expectimax", "ntuple", "net", "netsearch", "netexpectimax", "netrollout", "ucc"]
+        {
             assert_eq!(names.iter().filter(|n| **n == kind).count(), 1, "{kind} in {names:?}");
         }
     }

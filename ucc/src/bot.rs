@@ -409,4 +409,3 @@ pub fn play(
         conv.note(&format!("ply {} {me} {mv} | {echo}", tracker.state().ply()))?;
     }
 }
-

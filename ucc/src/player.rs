@@ -76,7 +76,12 @@ impl UccFactory {
     fn from_spec(spec: &PlayerSpec) -> Result<UccFactory, SpecError> {
         spec.check_keys(OPTIONS)?;
         let command = spec.path.as_deref().unwrap_or_default();
-        let timeout = spec.parse_option("timeout", DEFAULT_TIMEOUT.as_secs_f64(), |t| *t > 0.0 && *t <= 3600.0, "seconds, more than 0 and at most 3600")?;
+        let timeout = spec.parse_option(
+            "timeout",
+            DEFAULT_TIMEOUT.as_secs_f64(),
+            |t| *t > 0.0 && *t <= 3600.0,
+            "seconds, more than 0 and at most 3600",
+        )?;
         UccFactory::new(command, Duration::from_secs_f64(timeout))
             .map_err(|why| SpecError::Load { spec: spec.to_string(), why })
     }

@@ -321,7 +321,13 @@ mod tests {
     fn a_program_that_dies_says_how() {
         let mut p = Program::start("echo dying >&2; exit 3").unwrap();
         let err = p.reply(Duration::from_secs(10)).unwrap_err();
-        assert!(matches!(&err, Failure::Exited { status, stderr } if status.contains('3') && stderr.contains("dying")), "{err}");
-        assert!(matches!(Program::start("exit 0").unwrap().reply(Duration::from_secs(10)), Err(Failure::Exited { .. })));
+        assert!(
+            matches!(&err, Failure::Exited { status, stderr } if status.contains('3') && stderr.contains("dying")),
+            "{err}"
+        );
+        assert!(matches!(
+            Program::start("exit 0").unwrap().reply(Duration::from_secs(10)),
+            Err(Failure::Exited { .. })
+        ));
     }
 }

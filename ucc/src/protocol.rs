@@ -230,7 +230,8 @@ pub fn parse_setup_lines(lines: &[String], me: Color) -> Result<Setup, String> {
             return Err(format!("setup line `{}` is not 10 characters", line.escape_debug()));
         }
         for (col, c) in chars.into_iter().enumerate() {
-            let kind = from_ucc_char(c).ok_or_else(|| format!("`{}` in setup line `{line}` is not a piece", c.escape_debug()))?;
+            let kind = from_ucc_char(c)
+                .ok_or_else(|| format!("`{}` in setup line `{line}` is not a piece", c.escape_debug()))?;
             let relative = Square::from_row_col(row, col as u8).expect("on the board").in_frame(me).index();
             slots[relative] = Some(kind);
         }
@@ -391,7 +392,9 @@ mod tests {
         for tolerated in ["4  6 UP", "4 6 UP ", "4 6 UP\r", " 4 6 UP 1 junk"] {
             assert_eq!(parse_reply(tolerated), Ok(Reply::Move("e7-e6".parse().unwrap())), "{tolerated:?}");
         }
-        for bad in ["", "1 1", "1 1 SIDEWAYS", "0 0 UP", "1 1 UP 0", "1 1 UP x", "a b UP", "10 1 UP", "NO_MOVE", "SURRENDER "] {
+        for bad in
+            ["", "1 1", "1 1 SIDEWAYS", "0 0 UP", "1 1 UP 0", "1 1 UP x", "a b UP", "10 1 UP", "NO_MOVE", "SURRENDER "]
+        {
             assert!(parse_reply(bad).is_err(), "{bad:?}");
         }
     }

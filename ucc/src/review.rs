@@ -69,7 +69,8 @@ impl Review {
             }
         }
         if let Some(last) = state.history().last() {
-            let took_flag = last.battle.is_some_and(|b| b.defender == PieceType::Flag && b.result == BattleResult::AttackerWins);
+            let took_flag =
+                last.battle.is_some_and(|b| b.defender == PieceType::Flag && b.result == BattleResult::AttackerWins);
             if took_flag {
                 let known_for = revealed_at.get(&last.origin).map(|&at| state.ply().saturating_sub(at));
                 review.flag_lost[last.player.opponent().index()] = Some(FlagCapture { by: last.piece, known_for });

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 use stratego_engine::{Color, ProgressRules};
-use stratego_ucc::bot::{self, UccEnd};
-use stratego_ucc::protocol::ucc_rules;
 use stratego_players::player::self_restriction;
 use stratego_players::AgentRng;
+use stratego_ucc::bot::{self, UccEnd};
+use stratego_ucc::protocol::ucc_rules;
 use support::referee::{ply_lines, referee, Report};
 
 /// One game of `spec` against the scripted referee, the bot in a thread of

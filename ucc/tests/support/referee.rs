@@ -15,8 +15,8 @@ use rand::{Rng, SeedableRng};
 use stratego_engine::{
     BattleResult, Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Setup, Square, State,
 };
-use stratego_ucc::protocol::{self as ucc, ucc_char, ucc_rules, UccOutcome};
 use stratego_players::AgentRng;
+use stratego_ucc::protocol::{self as ucc, ucc_char, ucc_rules, UccOutcome};
 
 /// What the referee saw of one game.
 #[derive(Default, Debug)]
