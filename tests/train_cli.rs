@@ -695,3 +695,41 @@ fn a_network_opponent_trained_under_other_caps_trains_and_another_piece_set_is_r
     assert!(!refused.exists(), "nothing is made for a refused config");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Outside programs are self-play opponents (issue 49): a UCC program (our
+/// own `ucc-bot`, playing greedy behind the protocol) sits in its seat with
+/// the setup it chose, and one that sends nonsense forfeits its games, which
+/// end there and are logged (`games/end_forfeit`), while the run goes on.
+#[cfg(unix)]
+#[test]
+fn outside_programs_are_self_play_opponents_and_their_forfeits_end_only_their_games() {
+    let (_turn, dir, run) = training("train-ucc-opponent");
+    let bot = format!("ucc:{} ucc-bot --agent greedy,timeout=20", env!("CARGO_BIN_EXE_stratego"));
+    let nonsense = dir.join("nonsense");
+    std::fs::write(
+        &nonsense,
+        "#!/bin/sh\nread colour rest\necho FB8sB479B8; echo BB31555583; echo 6724898974; echo 967B669999\n\
+         while read line; do case \"$line\" in ??????????) echo nonsense ;; esac; done\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&nonsense, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = rl_only_smoke(&dir, "ucc-opponent", |config| {
+        config.game.rules = stratego_engine::Ruleset { max_plies: 200, ..stratego_engine::Ruleset::referee() };
+        config.selfplay.opponents = vec![bot.clone(), format!("ucc:{},timeout=5", nonsense.display())];
+        (config.selfplay.games_per_actor, config.selfplay.opponent_share) = (4, 1.0);
+        config.learner.samples_per_iteration = 256;
+    });
+    succeeded(&train(&path, &run, &["--iterations", "2"]));
+    let lines = metrics(&run);
+    let its = iterations(&lines);
+    assert_eq!(its.len(), 2, "{lines:?}");
+    let forfeits: f64 = its.iter().map(|it| it["games/end_forfeit"].as_f64().unwrap()).sum();
+    assert!(forfeits > 0.0, "the nonsense program's games end by forfeit: {its:?}");
+    let played: Vec<&str> = its.iter().flat_map(|it| it.as_object().unwrap().keys()).map(|k| k.as_str()).collect();
+    assert!(played.iter().any(|k| k.starts_with("selfplay/score_vs_") && k.contains("ucc-bot")), "{played:?}");
+    // No program outlives the run.
+    let alive = std::process::Command::new("pgrep").args(["-f", &nonsense.display().to_string()]).output().unwrap();
+    assert!(alive.stdout.is_empty(), "{}", String::from_utf8_lossy(&alive.stdout));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

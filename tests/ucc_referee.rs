@@ -266,7 +266,8 @@ fn every_bot_of_the_shared_field_plays_through_ucc_and_its_referee_logs_replay()
     let dir = scratch("ucc-field");
     for bot in ["asmodeus", "vixen", "celsius", "hunter", "basic_python"] {
         // Named by the bare word, found in $UCC_DIR/bots.
-        let result = play(&format!("ucc:{bot}"), "random", 2, 300);
+        // Short games (CI's two cores: `hunter` thinks about 70 ms a move).
+        let result = play(&format!("ucc:{bot}"), "random", 2, 120);
         for g in &result.games {
             assert_eq!(g.forfeit, None, "{bot} game {}", g.index);
             g.record.as_ref().unwrap().replay().unwrap();
@@ -275,7 +276,39 @@ fn every_bot_of_the_shared_field_plays_through_ucc_and_its_referee_logs_replay()
         // replays in our engine with the same battles and winner.
         let launcher = field.join("bots").join(bot);
         let other = field.join("bots").join("basic_python");
-        let text = real_referee(&field, &dir, launcher.to_str().unwrap(), other.to_str().unwrap(), 200);
-        replay_log(&text, 200);
+        let text = real_referee(&field, &dir, launcher.to_str().unwrap(), other.to_str().unwrap(), 120);
+        replay_log(&text, 120);
     }
+}
+
+#[test]
+fn ucc_review_says_how_each_game_was_lost() {
+    let dir = scratch("ucc-review");
+    let opponent = dir.join("celsius");
+    std::fs::create_dir_all(&opponent).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ucc");
+    // match.sh's files: the referee's log, and the result line whose second
+    // field is player A's (our) colour.
+    std::fs::copy(fixtures.join("celsius-known-miner.log"), opponent.join("game1.log")).unwrap();
+    std::fs::write(opponent.join("game1.res"), "1 RED B VICTORY BLUE 148 49 8 20\n").unwrap();
+    std::fs::copy(fixtures.join("celsius-marshal-on-bomb.log"), opponent.join("game2.log")).unwrap();
+    std::fs::write(opponent.join("game2.res"), "2 RED B VICTORY BLUE 166 0 32 14\n").unwrap();
+    let text = stratego_ok(&["ucc-review", opponent.to_str().unwrap()]);
+    assert_contains_all(
+        &text,
+        &[
+            "celsius: W 0 L 2 D 0; Flags lost 1 (to a Miner known 4+ plies: 1)",
+            "game 1 (lost as red, ply 296): Flag taken by a miner known for 65 plies",
+            "game 2 (lost as red",
+            "destroyed all mobile enemy pieces",
+            "marshal",
+            "all: W 0 L 2 D 0 of 2 (score 0.0 %)",
+        ],
+    );
+    let markdown = stratego_ok(&["ucc-review", "--markdown", opponent.to_str().unwrap()]);
+    assert!(markdown.starts_with("| opponent | W-L-D |") && markdown.contains("| celsius | 0-2-0 |"), "{markdown}");
+    assert_refused(&["ucc-review", dir.join("nothing-here").to_str().unwrap()], "cannot read");
+    assert_refused(&["ucc-review", dir.to_str().unwrap()], "holds no gameN.log");
+    std::fs::write(opponent.join("game3.log"), "RED SETUP\n").unwrap();
+    assert_refused(&["ucc-review", opponent.to_str().unwrap()], "game3.res");
 }

@@ -42,12 +42,13 @@
 //!   piece by an open path, is a chance `q` of losing the game: its chance
 //!   of being such a piece, halved for every move it still needs (one more
 //!   when we are to move; a revealed piece fades by `KNOWN_FADE` a move
-//!   instead), and lowered where our defenders that beat it can strike it on
-//!   its way by the time it gets there, whichever shortest way it takes (on
-//!   a square every way passes, or on every square next to the Flag it may
-//!   strike from), more the more moves they have to spare, so that a search
-//!   sends and keeps a defender where a Miner walking through our Bombs must
-//!   pass instead of playing elsewhere. The leaf becomes
+//!   instead), and lowered where our defenders that beat it (or trade
+//!   with it) can strike it on a square of its shortest way by the time it
+//!   stands there, more the more moves they have to spare, so that a search
+//!   sends a defender to a Miner walking through our Bombs instead of
+//!   playing elsewhere. (Requiring the defenders to cover every way the
+//!   attacker may take, the cautious reading, lost 5 of 10 games against
+//!   one bot where this one lost 2: EVALUATION.md, "The outside field".) The leaf becomes
 //!   `(1 - q) v - q LEAF_LIMIT`: a
 //!   lost Flag is a lost game however far ahead we are, so the guard is not
 //!   a material term that a large lead would dwarf. Without it a search sees
@@ -268,33 +269,22 @@ fn flag_danger(state: &State, me: Color, prior: &CountingPrior, defend: bool) ->
             danger = danger.max(d_miner + d_other);
             continue;
         }
-        // Where the attacker can be struck on its way, whichever shortest
-        // way it takes: on a square every such way passes (one square at
-        // that many moves from it), or on the last squares before the Flag,
-        // all of which must be covered. Our defenders are those that beat or
-        // trade with such a piece; the most slack any of these gives decides.
+        // Where the attacker stands after each of its moves on a shortest
+        // way to the Flag, and which of those squares our defenders (those
+        // that beat or trade with such a piece) can strike in time: the
+        // most slack any square gives decides.
         let keep =
             |part_moves: u32, flag_dist: &[u32; Square::COUNT], through_bombs: bool, reach: &[u32; Square::COUNT]| {
                 let from_attacker = moves_to(state, sq, me, through_bombs);
-                let mut layers: Vec<Vec<Square>> = vec![Vec::new(); part_moves as usize];
-                for x in Square::all() {
-                    let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
-                    if k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves {
-                        layers[k as usize].push(x);
-                    }
-                }
-                let strike = |k: usize, x: &Square| match reach[x.index()] {
-                    u32::MAX => i64::MIN,
-                    r => k as i64 + tempo as i64 - r as i64,
-                };
-                let last = layers.len().checked_sub(1);
-                let slack = layers
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, layer)| layer.len() == 1 || Some(*k) == last)
-                    .filter_map(|(k, layer)| layer.iter().map(|x| strike(k, x)).min())
+                let slack = Square::all()
+                    .filter(|x| {
+                        let (k, rest) = (from_attacker[x.index()], flag_dist[x.index()]);
+                        k != u32::MAX && rest != u32::MAX && rest >= 1 && k + rest == part_moves
+                    })
+                    .filter(|x| reach[x.index()] != u32::MAX)
+                    .map(|x| from_attacker[x.index()] as i64 + tempo as i64 - reach[x.index()] as i64)
                     .max();
-                interception(slack.filter(|s| *s != i64::MIN))
+                interception(slack)
             };
         let defenders_of = |removes: &dyn Fn(PieceType) -> bool| {
             let defenders = board.pieces().filter(|(_, p)| p.color == me && p.kind.is_movable() && removes(p.kind));

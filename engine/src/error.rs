@@ -101,6 +101,12 @@ pub enum Error {
     /// target, player, action) of the wrong length.
     #[error("{what} buffer has {found} elements, expected {expected}")]
     BufferLength { what: &'static str, found: usize, expected: usize },
+    /// A `VecEnv` game index past the batch.
+    #[error("no game {game} in a batch of {batch}")]
+    NoSuchGame { game: usize, batch: usize },
+    /// A setup replaced after the game's first ply (`VecEnv::seat_setup`).
+    #[error("the game has begun: its setups are fixed")]
+    GameBegun,
     /// The error of one game of a `VecEnv` batch.
     #[error("game {game}: {source}")]
     InGame { game: usize, source: Box<Error> },

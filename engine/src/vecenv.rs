@@ -200,6 +200,47 @@ impl VecEnv {
         self.envs.get(env).map(|e| &e.state)
     }
 
+    fn env_mut(&mut self, game: usize) -> Result<&mut Env, Error> {
+        let batch = self.envs.len();
+        self.envs.get_mut(game).ok_or(Error::NoSuchGame { game, batch })
+    }
+
+    /// Seats `setup` on `color`'s side of game `game` in place of the one
+    /// dealt, before the game's first ply: a player that must play the setup
+    /// it chose (an outside program, `Player::take_seat`) plays against
+    /// setups from the batch's source. A game under way is refused
+    /// (`Error::GameBegun`), and so is a setup of another piece set.
+    pub fn seat_setup(&mut self, game: usize, color: Color, setup: Setup) -> Result<(), Error> {
+        let rules = self.rules;
+        let env = self.env_mut(game)?;
+        if env.state.ply() != 0 {
+            return Err(Error::GameBegun);
+        }
+        let (red, blue) = match color {
+            Color::Red => (setup, env.blue.clone()),
+            Color::Blue => (env.red.clone(), setup),
+        };
+        env.state = State::from_setups(rules, &red, &blue)?;
+        env.before = env.state.board().clone();
+        (env.red, env.blue) = (red, blue);
+        Ok(())
+    }
+
+    /// Ends game `game` against `loser`, who forfeits it (an outside
+    /// program that failed to play: `State::forfeit`), and starts the next
+    /// game in its slot, as `step` does for a game that ends on the board.
+    pub fn forfeit(&mut self, game: usize, loser: Color) -> Result<FinishedGame, Error> {
+        let rules = self.rules;
+        let batch = self.envs.len();
+        let (envs, source) = (&mut self.envs, self.source.as_ref());
+        let env = envs.get_mut(game).ok_or(Error::NoSuchGame { game, batch })?;
+        env.state.forfeit(loser)?;
+        let outcome = env.state.outcome().expect("a forfeited game is over");
+        let record = GameRecord::new(rules, env.red.clone(), env.blue.clone(), &env.state);
+        env.reset(rules, source)?;
+        Ok(FinishedGame { env: game, outcome, record })
+    }
+
     fn check_len<T>(what: &'static str, buffer: &[T], expected: usize) -> Result<(), Error> {
         if buffer.len() == expected {
             Ok(())

@@ -772,18 +772,6 @@ impl TrainConfig {
         for (key, spec) in playing.filter(|(_, spec)| !made_by_the_run(spec)) {
             let factory = build(key, spec)?;
             factory.check_rules(rules).map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
-            // Self-play's games are dealt their setups by the actors; a
-            // player that must play its own (an outside program) is seated
-            // by the arena's games: evaluations and the warm start's.
-            if key == "selfplay.opponents" && factory.brings_own_setup() {
-                return Err(invalid(
-                    key,
-                    format!(
-                        "`{spec}` plays the setup it chooses, and self-play deals the setups of its games; name it in \
-                         eval.opponents or the warm start's pretrain opponents, whose games seat it"
-                    ),
-                ));
-            }
         }
         Ok(())
     }
@@ -1064,9 +1052,10 @@ opponents = ["random", "net:@10"]
 
     /// A field's name among the opponents is its players; an outside
     /// program, which plays the setup it chooses, may be an evaluation
-    /// opponent but not a self-play one (self-play deals its games' setups).
+    /// opponent and a self-play one (the actors seat it with its own setup),
+    /// under rules it can know.
     #[test]
-    fn fields_expand_and_outside_programs_stay_out_of_self_play() {
+    fn fields_expand_and_outside_programs_are_opponents_under_rules_they_know() {
         let c = TrainConfig::parse("[eval]\nopponents = [\"random\", \"ucc-field\"]\n").unwrap();
         assert_eq!(c.eval.opponents.len(), 6);
         assert_eq!(c.eval.opponents[1], "ucc:asmodeus");
@@ -1078,8 +1067,11 @@ opponents = ["random", "net:@10"]
         let eval = format!("{rules}[eval]\nopponents = [\"ucc:{}\"]\n", bot.display());
         TrainConfig::parse(&eval).unwrap().check_before_run().unwrap();
         let selfplay = format!("{rules}[selfplay]\nopponents = [\"ucc:{}\"]\nopponent_share = 0.5\n", bot.display());
-        let err = TrainConfig::parse(&selfplay).unwrap().check_before_run().unwrap_err().to_string();
-        assert!(err.contains("selfplay.opponents") && err.contains("plays the setup it chooses"), "{err}");
+        TrainConfig::parse(&selfplay).unwrap().check_before_run().unwrap();
+        // The lab's own rules have progress rules no outside program knows.
+        let lab = format!("[selfplay]\nopponents = [\"ucc:{}\"]\nopponent_share = 0.5\n", bot.display());
+        let err = TrainConfig::parse(&lab).unwrap().check_before_run().unwrap_err().to_string();
+        assert!(err.contains("selfplay.opponents"), "{err}");
         let _ = std::fs::remove_file(&bot);
     }
 

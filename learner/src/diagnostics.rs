@@ -369,6 +369,12 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
         value: |it| it.share_ended(EndReason::BattlelessCap),
     },
     Diagnostic {
+        tag: "games/end_forfeit",
+        what: "games a player forfeited (an outside program that broke the protocol)",
+        unit: Unit::ShareOfGames,
+        value: |it| it.share_ended(EndReason::Forfeit),
+    },
+    Diagnostic {
         tag: RUN_SECONDS,
         what: "the run's wall time so far, its pretraining and earlier evaluations included",
         unit: Unit::Total,

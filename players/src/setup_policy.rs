@@ -216,7 +216,7 @@ fn decoy(set: PieceSet, rng: &mut AgentRng) -> Setup {
     let mut d = Draft { slots: [None; SETUP_SQUARES], left: set.counts() };
     let flag = rng.random_range(0..10);
     d.place(flag, PieceType::Flag);
-    let beside = |c: usize| [c.checked_sub(1).filter(|_| c % 10 > 0), Some(c + 1).filter(|_| c % 10 < 9)];
+    let beside = |c: usize| [c.checked_sub(1).filter(|_| !c.is_multiple_of(10)), Some(c + 1).filter(|_| c % 10 < 9)];
     for cell in beside(flag).into_iter().flatten() {
         let kind = if d.left[PieceType::Sergeant.index()] > 0 { PieceType::Sergeant } else { PieceType::Lieutenant };
         if d.left[kind.index()] > 0 {

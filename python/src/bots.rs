@@ -50,7 +50,8 @@ impl Bot {
     fn new(py: Python<'_>, spec: &str, rules: Option<&Bound<'_, PyAny>>, seed: u64) -> PyResult<Bot> {
         let rules = rules.map(rules_arg).transpose()?.unwrap_or_else(stratego_engine::Ruleset::classic);
         let factory = py.detach(|| stratego_roster::players().factory(spec)).map_err(value_error)?;
-        factory.check_rules(&rules).map_err(value_error)?;
+        // Whatever the rules, such a player cannot sit in a game that deals
+        // the setups: said first.
         if factory.brings_own_setup() {
             return Err(value_error(format!(
                 "{} chooses its own setup, and OpenSpiel's Stratego deals setups by chance: play it in the lab's \
@@ -58,6 +59,7 @@ impl Bot {
                 factory.name()
             )));
         }
+        factory.check_rules(&rules).map_err(value_error)?;
         let restriction = self_restriction(factory.as_ref(), &rules);
         let player = factory.make();
         let rng = Mutex::new(AgentRng::seed_from_u64(seed));

@@ -53,6 +53,27 @@ class LabBots(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "chooses its own setup"):
             stratego_lab.make_bot("ucc:/bin/true", classic)
 
+    def test_an_outside_program_plays_in_the_lab_arena_and_forfeits_what_it_fails(self):
+        # A UCC program that sends a setup, then an unreadable move: the lab's
+        # arena (the cluster's shards) seats it and records its forfeits.
+        import stat
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            bot = pathlib.Path(tmp) / "bot"
+            bot.write_text(
+                "#!/bin/sh\nread colour rest\n"
+                "echo FB8sB479B8; echo BB31555583; echo 6724898974; echo 967B669999\n"
+                "while read line; do case \"$line\" in ??????????) echo nonsense ;; esac; done\n"
+            )
+            bot.chmod(bot.stat().st_mode | stat.S_IXUSR)
+            match = _core.ArenaMatch(f"ucc:{bot},timeout=5", "random", games=2, rules="referee")
+            games = match.play(0, 1, threads=1)
+        self.assertEqual(len(games), 2)
+        for _index, a_is_red, record in games:
+            loser = "red" if a_is_red else "blue"
+            self.assertIn(f"result {'blue' if loser == 'red' else 'red'}-wins forfeit", record)
+
     def test_a_searching_bot_beats_uniform_random_play(self):
         # Greedy wins nearly every game against uniform random moves: a bot
         # wired to the wrong side or frame would not.

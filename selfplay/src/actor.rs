@@ -11,6 +11,10 @@
 //! ([`Role`]): a thread steps all its games together, so a slow opponent
 //! (expectimax) would otherwise hold up the self-play games beside it, and
 //! their samples would grow stale while they wait.
+//!
+//! An opponent that brings its own setup (an outside program, `ucc:`) is
+//! seated before the game's first ply and plays it; one that forfeits ends
+//! only its game, which goes to the learner like any other.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -26,7 +30,7 @@ use stratego_engine::{
 use stratego_model::choose_action;
 use stratego_players::player::self_restriction;
 use stratego_players::view::PublicPly;
-use stratego_players::{AgentRng, InfoView, Player, PlayerFactory};
+use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory};
 
 use crate::pool::Pool;
 use crate::service::PolicyClient;
@@ -130,6 +134,13 @@ struct Seated {
     progress: Option<ProgressTracker>,
 }
 
+impl Seated {
+    /// The run's error for a failure of this opponent's own (not a forfeit).
+    fn failed(&self, why: String) -> SelfPlayError {
+        SelfPlayError::Opponent { name: self.player.name(), why }
+    }
+}
+
 /// Who plays the game starting in a slot of a thread of `role`: the network
 /// alone on a self-play thread; on an opponents' thread, a fixed opponent or
 /// a past self (in proportion to their shares) in a seat, drawn with `rng`.
@@ -151,6 +162,47 @@ fn draw_opponent(config: &ActorConfig, role: Role, rules: &Ruleset, rng: &mut Ag
     let color = if rng.random::<bool>() { Color::Red } else { Color::Blue };
     let progress = self_restriction(factory.as_ref(), rules).map(ProgressTracker::new);
     Some(Seated { seat: OpponentSeat { index, color }, player: factory.make(), history: Vec::new(), progress })
+}
+
+/// The name an opponent that asks is told it plays (`Player::take_seat`;
+/// an outside program hears it in the protocol's first line).
+const NETWORK_NAME: &str = "lab-network";
+
+/// The opponent of the game that starts in slot `g`, seated
+/// (`Player::take_seat`): one that brings its own setup (an outside program)
+/// plays it in place of the one dealt. One that forfeits in its seat loses
+/// that game before its first ply, which `ended` receives, and the slot
+/// starts the next game with a new draw.
+fn seat_next(
+    env: &mut VecEnv,
+    g: usize,
+    config: &ActorConfig,
+    role: Role,
+    rng: &mut AgentRng,
+    stop: &AtomicBool,
+    ended: &mut Ended,
+) -> Result<Option<Seated>, SelfPlayError> {
+    let rules = *env.rules();
+    loop {
+        let Some(mut seated) = draw_opponent(config, role, &rules, rng) else { return Ok(None) };
+        let color = seated.seat.color;
+        match seated.player.take_seat(color, NETWORK_NAME, rules.piece_set) {
+            Ok(None) => return Ok(Some(seated)),
+            Ok(Some(own)) => {
+                env.seat_setup(g, color, own).map_err(|e| seated.failed(e.to_string()))?;
+                return Ok(Some(seated));
+            }
+            Err(PlayerError::Forfeit(why)) => {
+                ended.forfeited(env, g, &seated, Vec::new(), &why)?;
+                // A program that cannot take a seat at all forfeits every
+                // game; a stop ends the loop (the slot then sits out).
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(seated.failed(e.to_string())),
+        }
+    }
 }
 
 /// The panic payload's message (`panic!` with a literal or a format).
@@ -335,6 +387,65 @@ pub fn spawn_actors(
     Ok(Actors { stop, threads, plies, gates })
 }
 
+/// The games that ended and wait to be sent, and the opponents whose
+/// forfeits were told.
+#[derive(Default)]
+struct Ended {
+    games: Vec<GameTrajectory>,
+    told: std::collections::HashSet<usize>,
+}
+
+impl Ended {
+    /// Ends game `g` against its opponent `s`, who forfeits it with the
+    /// network's decisions `played` so far. The first forfeit of each
+    /// opponent is told on stderr with its reason (a program that cannot
+    /// play at all would otherwise lose every game unseen); the rest are
+    /// counted in the learner's `games/end_forfeit`.
+    fn forfeited(
+        &mut self,
+        env: &mut VecEnv,
+        g: usize,
+        s: &Seated,
+        played: Vec<Decision>,
+        why: &str,
+    ) -> Result<(), SelfPlayError> {
+        if self.told.insert(s.seat.index) {
+            eprintln!(
+                "self-play: {} forfeits a game: {why} (its later forfeits are counted in games/end_forfeit)",
+                s.player.name()
+            );
+        }
+        self.games.push(trajectory(env.forfeit(g, s.seat.color)?, played, Some(s.seat)));
+        Ok(())
+    }
+}
+
+fn trajectory(game: FinishedGame, decisions: Vec<Decision>, opponent: Option<OpponentSeat>) -> GameTrajectory {
+    GameTrajectory { record: game.record, outcome: game.outcome, decisions, opponent }
+}
+
+/// Sends the games that ended to the learner, in order. Blocks while the
+/// learner is behind (back-pressure), but wakes up to notice a stop
+/// request; false when the actor is to stop.
+fn send_games(ended: &mut Vec<GameTrajectory>, games: &Sender<GameTrajectory>, stop: &AtomicBool) -> bool {
+    for mut pending in ended.drain(..) {
+        loop {
+            match games.try_send(pending) {
+                Ok(()) => break,
+                Err(TrySendError::Disconnected(_)) => return false,
+                Err(TrySendError::Full(back)) => {
+                    if stop.load(Ordering::Relaxed) {
+                        return false;
+                    }
+                    pending = back;
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            }
+        }
+    }
+    true
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run_actor(
     mut env: VecEnv,
@@ -356,14 +467,57 @@ fn run_actor(
     let mut finished: Vec<FinishedGame> = Vec::new();
     let mut decisions: Vec<Vec<Decision>> = vec![Vec::new(); n];
     let mut ended = vec![false; n];
-    let rules = *env.rules();
-    let mut seated: Vec<Option<Seated>> =
-        (0..n).map(|_| draw_opponent(config, role, &rules, &mut opponent_rng)).collect();
+    let mut seated: Vec<Option<Seated>> = Vec::with_capacity(n);
+    let mut ended_games = Ended::default();
+    for g in 0..n {
+        let seat = seat_next(&mut env, g, config, role, &mut opponent_rng, stop, &mut ended_games)?;
+        seated.push(seat);
+    }
+    let mut chosen: Vec<Option<ActionId>> = vec![None; n];
     while !stop.load(Ordering::Relaxed) {
         if let Some(gate) = gate.as_mut() {
             if !gate.step() {
                 return Ok(());
             }
+        }
+        // The fixed opponents to move choose first: one that forfeits (an
+        // outside program that failed to play) ends its game before the
+        // network sees the position, and its slot starts the next game,
+        // whose opponent may be the first to move.
+        chosen.fill(None);
+        for g in 0..n {
+            while let Some(s) = seated[g].as_mut() {
+                let state = env.state(g).expect("every slot holds a game");
+                let mover = state.to_move();
+                if s.seat.color != mover {
+                    break;
+                }
+                let mut view = InfoView::new(state, &s.history);
+                if let Some(progress) = &s.progress {
+                    progress.restrict(state, &mut view.legal_moves);
+                }
+                match s.player.choose_move(&view, &mut opponent_rng) {
+                    Ok(mv) => {
+                        let action =
+                            mv.to_action(mover).ok_or_else(|| s.failed(format!("{mv} is not a move on the board")))?;
+                        chosen[g] = Some(action);
+                        break;
+                    }
+                    Err(PlayerError::Forfeit(why)) => {
+                        let played = std::mem::take(&mut decisions[g]);
+                        ended_games.forfeited(&mut env, g, s, played, &why)?;
+                        seated[g] = None;
+                        if stop.load(Ordering::Relaxed) {
+                            return Ok(());
+                        }
+                        seated[g] = seat_next(&mut env, g, config, role, &mut opponent_rng, stop, &mut ended_games)?;
+                    }
+                    Err(e) => return Err(s.failed(e.to_string())),
+                }
+            }
+        }
+        if !send_games(&mut ended_games.games, games, stop) {
+            return Ok(());
         }
         env.observe(config.layout, &mut planes)?;
         env.legal_mask(&mut legal)?;
@@ -374,23 +528,11 @@ fn run_actor(
         let reply = policy.evaluate(planes.clone(), legal.clone())?;
         let inference = &reply.inference;
         for g in 0..n {
-            let mover = if players[g] == 0 { Color::Red } else { Color::Blue };
-            if let Some(s) = seated[g].as_mut().filter(|s| s.seat.color == mover) {
-                let state = env.state(g).expect("every slot holds a game");
-                let mut view = InfoView::new(state, &s.history);
-                if let Some(progress) = &s.progress {
-                    progress.restrict(state, &mut view.legal_moves);
-                }
-                let mv = s
-                    .player
-                    .choose_move(&view, &mut opponent_rng)
-                    .map_err(|e| SelfPlayError::Opponent { name: s.player.name(), why: e.to_string() })?;
-                actions[g] = mv.to_action(mover).ok_or_else(|| SelfPlayError::Opponent {
-                    name: s.player.name(),
-                    why: format!("{mv} is not a move on the board"),
-                })?;
+            if let Some(action) = chosen[g] {
+                actions[g] = action;
                 continue;
             }
+            let mover = if players[g] == 0 { Color::Red } else { Color::Blue };
             let probs = inference.policy_of(g);
             // A diverged network (NaN or infinite weights) gives no legal
             // action a positive probability: the run stops with that, not a panic.
@@ -414,30 +556,14 @@ fn run_actor(
         plies.fetch_add(n as u64, Ordering::Relaxed);
         ended.fill(false);
         for game in finished.drain(..) {
-            ended[game.env] = true;
-            let trajectory = GameTrajectory {
-                record: game.record,
-                outcome: game.outcome,
-                decisions: std::mem::take(&mut decisions[game.env]),
-                opponent: seated[game.env].as_ref().map(|s| s.seat),
-            };
-            seated[game.env] = draw_opponent(config, role, &rules, &mut opponent_rng);
-            // Blocks while the learner is behind (back-pressure), but wakes
-            // up to notice a stop request.
-            let mut pending = trajectory;
-            loop {
-                match games.try_send(pending) {
-                    Ok(()) => break,
-                    Err(TrySendError::Disconnected(_)) => return Ok(()),
-                    Err(TrySendError::Full(back)) => {
-                        if stop.load(Ordering::Relaxed) {
-                            return Ok(());
-                        }
-                        pending = back;
-                        std::thread::sleep(std::time::Duration::from_millis(2));
-                    }
-                }
-            }
+            let g = game.env;
+            ended[g] = true;
+            let seat = seated[g].take().map(|s| s.seat);
+            ended_games.games.push(trajectory(game, std::mem::take(&mut decisions[g]), seat));
+            seated[g] = seat_next(&mut env, g, config, role, &mut opponent_rng, stop, &mut ended_games)?;
+        }
+        if !send_games(&mut ended_games.games, games, stop) {
+            return Ok(());
         }
         // The opponents see every ply of the game going on in their slot.
         for g in (0..n).filter(|&g| !ended[g]) {
@@ -459,7 +585,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use crossbeam_channel::{bounded, Receiver};
-    use stratego_engine::{PieceSet, RandomSetups, Setup, State};
+    use stratego_engine::{EndReason, PieceSet, RandomSetups, Setup, State};
 
     use super::*;
     use crate::InferenceService;
@@ -573,6 +699,87 @@ mod tests {
             assert!(decisions.next().is_none());
         }
         assert_eq!(seats.len(), 2, "the opponent sat in both seats");
+    }
+
+    /// An outside program's part, played in the process: it brings its own
+    /// setup to each game, forfeits every third game in its seat and the
+    /// others at its fourth move.
+    struct Outside {
+        games: Arc<AtomicUsize>,
+        game: usize,
+        moves: usize,
+    }
+
+    fn outside_setup() -> Setup {
+        Setup::random(PieceSet::Classic, &mut AgentRng::seed_from_u64(49))
+    }
+
+    impl Player for Outside {
+        fn name(&self) -> String {
+            "outside".into()
+        }
+        fn take_seat(&mut self, _: Color, opponent: &str, set: PieceSet) -> Result<Option<Setup>, PlayerError> {
+            assert_eq!((opponent, set), (NETWORK_NAME, PieceSet::Classic));
+            self.game = self.games.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match self.game % 3 {
+                2 => Err(PlayerError::Forfeit("cannot start".into())),
+                _ => Ok(Some(outside_setup())),
+            }
+        }
+        fn choose_move(&mut self, view: &InfoView<'_>, _: &mut AgentRng) -> Result<stratego_engine::Move, PlayerError> {
+            self.moves += 1;
+            match self.moves {
+                4 => Err(PlayerError::Forfeit("an illegal reply".into())),
+                _ => Ok(view.legal_moves[0]),
+            }
+        }
+    }
+
+    /// An opponent that brings its own setup plays it; one that forfeits,
+    /// in its seat or at a move, loses that game there, the network's
+    /// decisions so far go with it, and its slot goes on with the next game.
+    #[test]
+    fn an_outside_programs_setups_are_played_and_its_forfeits_end_only_its_games() {
+        let service = service();
+        let (sender, games) = bounded(16);
+        let count = Arc::new(AtomicUsize::new(0));
+        let make = {
+            let count = count.clone();
+            move || Box::new(Outside { games: count.clone(), game: 0, moves: 0 }) as Box<dyn Player>
+        };
+        let config = ActorConfig {
+            opponents: vec![Arc::new(stratego_players::FnFactory::new("outside", make))],
+            opponent_share: 1.0,
+            ..config(1, 3, 17)
+        };
+        let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
+        let got = receive(&games, 18);
+        drop(games);
+        actors.stop().unwrap();
+        service.shutdown();
+        let (mut in_seat, mut at_move) = (0, 0);
+        for game in &got {
+            let seat = game.opponent.expect("every game has an opponent");
+            assert_eq!(game.outcome.reason, EndReason::Forfeit, "{:?}", game.outcome);
+            assert_eq!(game.outcome.winner, Some(seat.color.opponent()));
+            let record = &game.record;
+            assert_eq!(record.replay().unwrap().outcome(), Some(game.outcome), "the record ends in the forfeit");
+            if record.moves.is_empty() {
+                in_seat += 1;
+                assert!(game.decisions.is_empty());
+                continue;
+            }
+            at_move += 1;
+            let own = if seat.color == Color::Red { &record.red } else { &record.blue };
+            assert_eq!(own, &outside_setup(), "the opponent played its own setup");
+            // Three moves of the opponent, and the network's before its fourth.
+            let opponent_plies =
+                record.moves.iter().enumerate().filter(|(ply, _)| (ply % 2 == 0) == (seat.color == Color::Red));
+            assert_eq!(opponent_plies.count(), 3);
+            assert_eq!(game.decisions.len(), record.moves.len() - 3);
+            assert!(game.decisions.iter().all(|d| d.player != seat.color));
+        }
+        assert!(in_seat >= 4 && at_move >= 8, "{in_seat} forfeited in the seat, {at_move} at a move");
     }
 
     /// A test opponent that plays the first legal move once `gate` opens

@@ -96,7 +96,7 @@ impl UccFactory {
     }
 
     /// The command that runs (a field bot's name resolved to its launcher).
-    pub fn command(&self) -> &str {
+    pub fn program_line(&self) -> &str {
         &self.resolved
     }
 }
@@ -206,7 +206,7 @@ fn forfeit(failure: Failure) -> PlayerError {
 impl UccPlayer {
     /// Starts the program as `me` and reads its setup.
     fn seat(&mut self, me: Color, opponent: &str) -> Result<(Program, Setup), PlayerError> {
-        let mut program = Program::start(self.factory.command()).map_err(forfeit)?;
+        let mut program = Program::start(self.factory.program_line()).map_err(forfeit)?;
         // The referee sends names without spaces (it replaces them).
         let opponent: String = opponent.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
         program.send(&format!("{} {opponent} 10 10", me.name().to_uppercase())).map_err(forfeit)?;

@@ -299,9 +299,17 @@ mod tests {
         p.send("one").unwrap();
         assert_eq!(p.reply(Duration::from_secs(10)).unwrap(), "got one");
         let pgid = p.child.id();
-        // Stopped: state T in /proc.
-        let stat = std::fs::read_to_string(format!("/proc/{pgid}/stat")).unwrap();
-        assert!(stat.split_whitespace().nth(2) == Some("T"), "{stat}");
+        // Stopped: state T in /proc (a signal is delivered asynchronously,
+        // so the state may read R for a moment after kill() returns).
+        let state = || std::fs::read_to_string(format!("/proc/{pgid}/stat")).unwrap();
+        let stopped = (0..200).any(|_| {
+            let stopped = state().split_whitespace().nth(2) == Some("T");
+            if !stopped {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            stopped
+        });
+        assert!(stopped, "{}", state());
         assert_eq!(p.reply(Duration::from_millis(200)), Err(Failure::Timeout(Duration::from_millis(200))));
         drop(p);
         // The shell and its `sleep` child are gone.
