@@ -200,9 +200,11 @@ impl VecEnv {
         self.envs.get(env).map(|e| &e.state)
     }
 
-    fn env_mut(&mut self, game: usize) -> Result<&mut Env, Error> {
-        let batch = self.envs.len();
-        self.envs.get_mut(game).ok_or(Error::NoSuchGame { game, batch })
+    /// Game `game` of `envs` (a field of `self`, so that callers may
+    /// borrow the setup source beside it).
+    fn slot(envs: &mut [Env], game: usize) -> Result<&mut Env, Error> {
+        let batch = envs.len();
+        envs.get_mut(game).ok_or(Error::NoSuchGame { game, batch })
     }
 
     /// Seats `setup` on `color`'s side of game `game` in place of the one
@@ -212,7 +214,7 @@ impl VecEnv {
     /// (`Error::GameBegun`), and so is a setup of another piece set.
     pub fn seat_setup(&mut self, game: usize, color: Color, setup: Setup) -> Result<(), Error> {
         let rules = self.rules;
-        let env = self.env_mut(game)?;
+        let env = VecEnv::slot(&mut self.envs, game)?;
         if env.state.ply() != 0 {
             return Err(Error::GameBegun);
         }
@@ -231,9 +233,8 @@ impl VecEnv {
     /// game in its slot, as `step` does for a game that ends on the board.
     pub fn forfeit(&mut self, game: usize, loser: Color) -> Result<FinishedGame, Error> {
         let rules = self.rules;
-        let batch = self.envs.len();
-        let (envs, source) = (&mut self.envs, self.source.as_ref());
-        let env = envs.get_mut(game).ok_or(Error::NoSuchGame { game, batch })?;
+        let env = VecEnv::slot(&mut self.envs, game)?;
+        let source = self.source.as_ref();
         env.state.forfeit(loser)?;
         let outcome = env.state.outcome().expect("a forfeited game is over");
         let record = GameRecord::new(rules, env.red.clone(), env.blue.clone(), &env.state);
