@@ -21,6 +21,7 @@ mod model_cli;
 mod ntuple_cli;
 mod obs_cli;
 mod players;
+mod probe_cli;
 mod run_args;
 mod train_cli;
 mod ucc_cli;
@@ -116,6 +117,8 @@ enum Command {
     UccBot(ucc_cli::UccBotArgs),
     /// How our player's games through the real UCC referee went: W/L/D per opponent and how each game was lost (match.sh log directories).
     UccReview(ucc_review_cli::UccReviewArgs),
+    /// What a checkpoint's value and belief heads know about finished games (lab records, UCC referee logs), beside the hand-written leaf and the counting prior.
+    Probe(probe_cli::ProbeArgs),
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -407,6 +410,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Bench { what: BenchCommand::Ntuple(args) } => ntuple_cli::bench(out, args),
         Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
         Command::UccReview(args) => ucc_review_cli::run(out, &args),
+        Command::Probe(args) => probe_cli::run(out, args),
         Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

@@ -53,6 +53,10 @@ pub enum Setups {
     /// The handcrafted recipe without setups that wall a movable piece in.
     #[serde(rename = "handcrafted-v2")]
     HandcraftedV2,
+    /// Each army `handcrafted` or uniform random, even odds: the network
+    /// meets setups of no recipe (issue 50: a belief and a value head
+    /// trained on one recipe are wrong wherever an opponent does not use it).
+    Mixed,
 }
 
 /// A network size of the model crate (`ModelConfig::preset`).

@@ -422,6 +422,39 @@ pub const SELFPLAY_SCORE_PREFIX: &str = "selfplay/score_vs_";
 /// (`time/...`), on the iterations that evaluate.
 pub const EVAL_SECONDS: &str = "eval/seconds";
 
+/// The probe of the heads on the evaluation's games (`probe.rs`, issue 50),
+/// logged on the iterations that evaluate: each tag once, with what it means.
+pub mod probe_tags {
+    pub const VALUE_LOG_LOSS: &str = "probe/value_log_loss";
+    pub const LEAF_LOG_LOSS: &str = "probe/leaf_log_loss";
+    pub const VALUE_BRIER: &str = "probe/value_brier";
+    pub const LEAF_BRIER: &str = "probe/leaf_brier";
+    pub const BELIEF_LOG_LIKELIHOOD: &str = "probe/belief_log_likelihood";
+    pub const COUNTING_LOG_LIKELIHOOD: &str = "probe/counting_log_likelihood";
+
+    /// Every probe tag with its description, in the order of the docs.
+    pub const TABLE: [(&str, &str); 6] = [
+        (
+            VALUE_LOG_LOSS,
+            "the value head's expected score (P(win) + P(draw) / 2) against each evaluation game's result for the \
+             side to move, as a cross-entropy, over positions of those games (lower is better)",
+        ),
+        (
+            LEAF_LOG_LOSS,
+            "the same of the hand-written leaf that `netrollout` scores rollouts with, mapped to a probability by a \
+             logistic fit on the other half of the games: the value head must get below it",
+        ),
+        (VALUE_BRIER, "the value head's squared error of the expected score on the same positions"),
+        (LEAF_BRIER, "the leaf's squared error, through the same fit"),
+        (
+            BELIEF_LOG_LIKELIHOOD,
+            "the mean log-likelihood of each hidden opponent piece's true type under the belief head, restricted to \
+             the counting prior's support (as the searches use it; higher is better)",
+        ),
+        (COUNTING_LOG_LIKELIHOOD, "the same under the counting prior: the belief head must get above it"),
+    ];
+}
+
 /// Every diagnostic's value for `iteration`, in table order.
 pub fn values(iteration: &Iteration) -> Vec<(&'static str, f64)> {
     table_values(DIAGNOSTICS, iteration)
@@ -469,6 +502,9 @@ pub fn tags_markdown() -> String {
     text.push_str(&format!(
         "| `{EVAL_SECONDS}` | the evaluation's wall time, apart from the iteration's learning time | seconds |\n"
     ));
+    for (tag, what) in probe_tags::TABLE {
+        text.push_str(&format!("| `{tag}` | every evaluation: {what} | mean over the positions |\n"));
+    }
     text
 }
 

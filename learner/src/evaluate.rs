@@ -3,8 +3,10 @@
 //! playing its policy's most likely legal move and drawing its setups with
 //! the policy it trains with (so a network trained on handcrafted armies is
 //! not measured on random ones), each score with its 95 % interval from the
-//! pairs.
+//! pairs; and what the value and belief heads know about those games
+//! (`probe.rs`: games the network did not train on).
 
+use burn::module::Module;
 use stratego_engine::EndReason;
 use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
@@ -13,6 +15,7 @@ use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::SetupPolicy;
 
 use crate::config::{EvalConfig, Setups};
+use crate::probe::{probe, ProbeGame, ProbeOptions, ProbeReport};
 use crate::TrainError;
 
 /// The network's score against one opponent: mean points per game (wins +
@@ -35,8 +38,21 @@ pub fn setup_policy(setups: Setups) -> SetupPolicy {
         Setups::Random => SetupPolicy::Random,
         Setups::Handcrafted => SetupPolicy::Handcrafted,
         Setups::HandcraftedV2 => SetupPolicy::HandcraftedV2,
+        Setups::Mixed => SetupPolicy::Mixed,
     }
 }
+
+/// An evaluation: the scores, and the probe of the heads on its games.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub scores: Vec<Score>,
+    /// `None` when no game had a position to look at.
+    pub probe: Option<ProbeReport>,
+}
+
+/// Positions the probe looks at per evaluation: a few seconds of inference
+/// beside the games' minutes.
+const PROBE_POSITIONS: usize = 2_000;
 
 /// The network's [`Score`] against each opponent, in the config's order;
 /// its setups are drawn by `setups` (the run's training setups). An
@@ -48,16 +64,18 @@ pub fn evaluate(
     setups: SetupPolicy,
     seed: u64,
     run: Option<&std::path::Path>,
-) -> Result<Vec<Score>, TrainError> {
+) -> Result<Evaluation, TrainError> {
     let options = NetOptions { setup: setups, ..NetOptions::default() };
     let network = NetPlayerFactory::from_network(net.clone(), meta.layout, meta.rules, options)
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
+    let mut games = Vec::new();
     for opponent in &config.opponents {
         let baseline = crate::stage::factory(opponent, run).map_err(|e| TrainError::config("eval.opponents", e))?;
         let match_config = MatchConfig::new(meta.rules, config.games, seed);
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
+        games.extend(result.games.iter().filter_map(|g| g.record.as_ref()).filter_map(ProbeGame::of_record));
         let summary = MatchSummary::of(&result);
         let capped = summary.draws_by_reason.get(EndReason::BattlelessCap.name()).copied().unwrap_or(0);
         scores.push(Score {
@@ -68,7 +86,14 @@ pub fn evaluate(
             cap_draws: f64::from(capped) / f64::from(summary.games.max(1)),
         });
     }
-    Ok(scores)
+    let options = ProbeOptions { stride: 1, max_positions: PROBE_POSITIONS };
+    let device = net.devices().into_iter().next().expect("a network has parameters").without_autodiff();
+    let probe = match probe(net, meta.layout, meta.rules.piece_set, &device, &games, options) {
+        Ok(report) => Some(report),
+        Err(crate::probe::ProbeError::Empty(_)) => None,
+        Err(e) => return Err(TrainError::Data(format!("probing the evaluation's games: {e}"))),
+    };
+    Ok(Evaluation { scores, probe })
 }
 
 #[cfg(test)]
@@ -88,7 +113,8 @@ mod tests {
         let rules = Ruleset { max_plies: 30, ..Ruleset::barrage() };
         let meta = CheckpointMeta { config, layout: Layout::Compact, rules, step: 3 };
         let eval = EvalConfig { every: 1, games: 4, opponents: vec!["random".into(), "greedy".into()] };
-        let scores = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7, None).unwrap();
+        let evaluation = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7, None).unwrap();
+        let scores = evaluation.scores;
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
         for s in &scores {
             assert!(0.0 <= s.low && s.low <= s.score && s.score <= s.high && s.high <= 1.0, "{s:?}");
@@ -97,7 +123,7 @@ mod tests {
         // No battle can happen on the first ply, so a cap of one battleless
         // ply draws every game there, and the share says so.
         let capped = CheckpointMeta { rules: Ruleset { max_battleless_plies: 1, ..rules }, ..meta };
-        for s in evaluate(&net, &capped, &eval, SetupPolicy::Handcrafted, 7, None).unwrap() {
+        for s in evaluate(&net, &capped, &eval, SetupPolicy::Handcrafted, 7, None).unwrap().scores {
             assert_eq!((s.cap_draws, s.score), (1.0, 0.5), "{s:?}");
         }
     }

@@ -24,6 +24,7 @@ pub mod evaluate;
 pub mod ntuple;
 pub mod objective;
 pub mod pool;
+pub mod probe;
 pub mod rules_config;
 pub mod run;
 pub mod samples;

@@ -78,7 +78,7 @@ pub struct TrainSummary {
 pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn SetupSource> {
     match config.game.setups {
         Setups::Random => Box::new(stratego_engine::RandomSetups(set)),
-        Setups::Handcrafted | Setups::HandcraftedV2 => {
+        Setups::Handcrafted | Setups::HandcraftedV2 | Setups::Mixed => {
             Box::new(PolicySetups { policy: crate::evaluate::setup_policy(config.game.setups), set })
         }
     }
@@ -497,7 +497,11 @@ impl Learner {
             let setups = crate::evaluate::setup_policy(config.game.setups);
             let eval_seed = stream_seed(config.run.seed, "eval", step);
             let run = Some(self.run.root());
-            for s in evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed, run)? {
+            let evaluation = evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed, run)?;
+            if let Some(report) = &evaluation.probe {
+                values.extend(crate::probe::scalars(report).into_iter().map(|(tag, v)| (tag.to_string(), v)));
+            }
+            for s in evaluation.scores {
                 let tag = format!("{EVAL_SCORE_PREFIX}{}", s.opponent);
                 values.push((format!("{tag}{EVAL_LOW_SUFFIX}"), s.low));
                 values.push((format!("{tag}{EVAL_HIGH_SUFFIX}"), s.high));

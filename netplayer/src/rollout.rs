@@ -145,7 +145,7 @@ pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out,
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
      most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
      more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, \
-     reproducible), setup=random|handcrafted|handcrafted-v2|decoy";
+     reproducible), setup=random|handcrafted|handcrafted-v2|decoy|mixed";
 
 impl RolloutOptions {
     pub const DEFAULT_WIDTH: usize = 4;
@@ -270,7 +270,7 @@ pub struct RolloutPlayer {
 const LEAF: LeafTerms = LeafTerms { press: false, guard: true, defend: false, scale: DEFAULT_SCALE };
 
 /// A rollout's end, scored for `me` as a share of a won game.
-fn leaf(state: &State, me: Color) -> f64 {
+pub fn leaf(state: &State, me: Color) -> f64 {
     match state.outcome() {
         Some(outcome) => match outcome.winner {
             Some(w) if w == me => 1.0,

@@ -19,6 +19,10 @@
 //! walled in ([`walled_in`]) and draws again: use it for play
 //! outside the lab.
 //!
+//! `mixed` draws each army from `handcrafted` or uniformly at random, with
+//! even odds (the n-tuple trainer's `mixed`): a training distribution wide
+//! enough that a network cannot learn one recipe as the game (issue 50).
+//!
 //! `decoy` is another family, which no training config uses, for measuring
 //! players against setups they have never met: the Flag on the back row
 //! with no Bomb beside it (two Sergeants or Lieutenants flank it), and a
@@ -49,14 +53,21 @@ pub enum SetupPolicy {
     HandcraftedV2,
     /// An unbombed Flag and a false fortress of Bombs (module documentation).
     Decoy,
+    /// `handcrafted` or `random`, even odds per army.
+    Mixed,
 }
 
 /// The `setup=` option as player specs list it.
-pub const SETUP_OPTION: &str = "setup=random|handcrafted|handcrafted-v2|decoy";
+pub const SETUP_OPTION: &str = "setup=random|handcrafted|handcrafted-v2|decoy|mixed";
 
 impl SetupPolicy {
-    pub const ALL: [SetupPolicy; 4] =
-        [SetupPolicy::Random, SetupPolicy::Handcrafted, SetupPolicy::HandcraftedV2, SetupPolicy::Decoy];
+    pub const ALL: [SetupPolicy; 5] = [
+        SetupPolicy::Random,
+        SetupPolicy::Handcrafted,
+        SetupPolicy::HandcraftedV2,
+        SetupPolicy::Decoy,
+        SetupPolicy::Mixed,
+    ];
 
     pub fn choose(self, set: PieceSet, rng: &mut AgentRng) -> Setup {
         match self {
@@ -74,6 +85,13 @@ impl SetupPolicy {
                     return setup;
                 }
             },
+            SetupPolicy::Mixed => {
+                if rng.random_bool(0.5) {
+                    handcrafted(set, rng)
+                } else {
+                    Setup::random(set, rng)
+                }
+            }
         }
     }
 
@@ -83,6 +101,7 @@ impl SetupPolicy {
             SetupPolicy::Handcrafted => "handcrafted",
             SetupPolicy::HandcraftedV2 => "handcrafted-v2",
             SetupPolicy::Decoy => "decoy",
+            SetupPolicy::Mixed => "mixed",
         }
     }
 }
@@ -100,7 +119,7 @@ impl FromStr for SetupPolicy {
         SetupPolicy::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| "expected `random`, `handcrafted`, `handcrafted-v2` or `decoy`".to_string())
+            .ok_or_else(|| "expected `random`, `handcrafted`, `handcrafted-v2`, `decoy` or `mixed`".to_string())
     }
 }
 
@@ -372,6 +391,24 @@ mod tests {
             }
         }
         assert!(walled > 100 && same > 1_500, "{walled} walled, {same} kept");
+    }
+
+    #[test]
+    fn mixed_draws_the_recipe_and_uniform_armies_about_evenly() {
+        // A recipe army has its Flag on the back row (row 0 of the owner's
+        // frame); a uniform one in 10 of 40 cells.
+        let mut rng = AgentRng::seed_from_u64(21);
+        let n = 2_000;
+        let back_row = (0..n)
+            .filter(|_| {
+                let setup = SetupPolicy::Mixed.choose(PieceSet::Classic, &mut rng);
+                (0..10).any(|c| setup.get(c) == Some(PieceType::Flag))
+            })
+            .count() as f64
+            / n as f64;
+        // Even odds: 1/2 * 1 + 1/2 * 1/4 = 0.625.
+        assert!((back_row - 0.625).abs() < 0.04, "{back_row}");
+        assert_eq!("mixed".parse::<SetupPolicy>(), Ok(SetupPolicy::Mixed));
     }
 
     #[test]
