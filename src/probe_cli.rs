@@ -33,8 +33,9 @@ pub struct ProbeArgs {
     #[arg(long)]
     json: Option<PathBuf>,
     /// Replay the UCC referee's logs with this ply cap, so that the counter planes show how near the referee's
-    /// turn limit a game is (its default, 1000 turns, is 2000 plies). By default they are replayed as the UCC bot
-    /// tracks its games, without a cap (the planes stay near 0): what the heads saw in play.
+    /// turn limit a game is (its default of 1000 turns ends a game after 1998 plies, as `--rules referee` does in
+    /// the lab). By default they are replayed as the UCC bot tracks its games, without a cap (the planes stay near
+    /// 0): what the heads saw in play.
     #[arg(long)]
     referee_plies: Option<u32>,
     /// `cpu` (default), or a GPU backend compiled in.

@@ -69,6 +69,15 @@ fn probe_scores_the_heads_on_referee_logs_and_lab_records_beside_the_leaf_and_th
     // The same games, the same figures: nothing in the probe is drawn at random.
     let again = stratego_ok(&["probe", &net, log.to_str().unwrap(), &set, "--stride", "2"]);
     assert_eq!(again, text);
+    // With the referee's cap in the counter planes a log replays to that cap.
+    let positions = |text: &str| -> u32 {
+        let line = text.lines().find(|l| l.contains("known-miner.log: ")).unwrap();
+        line.split(", ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap()
+    };
+    let capped = stratego_ok(&["probe", &net, log.to_str().unwrap(), "--stride", "1", "--referee-plies", "100"]);
+    let whole = stratego_ok(&["probe", &net, log.to_str().unwrap(), "--stride", "1"]);
+    assert_eq!(positions(&capped), 100, "{capped}");
+    assert!(positions(&whole) > 250, "{whole}");
     // The report is not overwritten.
     assert_refused(&["probe", &net, &set, "--json", json.to_str().unwrap()], "exists");
 }
@@ -95,6 +104,7 @@ fn probe_refuses_what_is_not_a_finished_game_in_one_line() {
     assert_refused(&["probe", &net, unfinished.to_str().unwrap()], "has no result");
     let log = fixture("celsius-known-miner.log");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--stride", "0"], "at least 1");
+    assert_refused(&["probe", &net, log.to_str().unwrap(), "--referee-plies", "0"], "at least 1");
     assert_refused(
         &["probe", dir.join("none.safetensors").to_str().unwrap(), log.to_str().unwrap()],
         "none.safetensors",

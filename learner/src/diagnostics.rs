@@ -432,27 +432,34 @@ pub mod probe_tags {
     pub const BELIEF_LOG_LIKELIHOOD: &str = "probe/belief_log_likelihood";
     pub const COUNTING_LOG_LIKELIHOOD: &str = "probe/counting_log_likelihood";
 
-    /// Every probe tag with its description, in the order of the docs.
-    pub const TABLE: [(&str, &str); 6] = [
+    /// Every probe tag with its description and what it averages over, in
+    /// the order of the docs.
+    pub const TABLE: [(&str, &str, &str); 6] = [
         (
             VALUE_LOG_LOSS,
             "the value head's expected score (P(win) + P(draw) / 2) against each evaluation game's result for the \
              side to move, as a cross-entropy, over positions of those games (lower is better)",
+            POSITIONS,
         ),
         (
             LEAF_LOG_LOSS,
             "the same of the hand-written leaf that `netrollout` scores rollouts with, mapped to a probability by a \
              logistic fit on the other half of the games: the value head must get below it",
+            POSITIONS,
         ),
-        (VALUE_BRIER, "the value head's squared error of the expected score on the same positions"),
-        (LEAF_BRIER, "the leaf's squared error, through the same fit"),
+        (VALUE_BRIER, "the value head's squared error of the expected score on the same positions", POSITIONS),
+        (LEAF_BRIER, "the leaf's squared error, through the same fit", POSITIONS),
         (
             BELIEF_LOG_LIKELIHOOD,
             "the mean log-likelihood of each hidden opponent piece's true type under the belief head, restricted to \
              the counting prior's support (as the searches use it; higher is better)",
+            PIECES,
         ),
-        (COUNTING_LOG_LIKELIHOOD, "the same under the counting prior: the belief head must get above it"),
+        (COUNTING_LOG_LIKELIHOOD, "the same under the counting prior: the belief head must get above it", PIECES),
     ];
+
+    const POSITIONS: &str = "mean over the positions";
+    const PIECES: &str = "mean over the hidden opponent pieces of those positions";
 }
 
 /// Every diagnostic's value for `iteration`, in table order.
@@ -502,8 +509,8 @@ pub fn tags_markdown() -> String {
     text.push_str(&format!(
         "| `{EVAL_SECONDS}` | the evaluation's wall time, apart from the iteration's learning time | seconds |\n"
     ));
-    for (tag, what) in probe_tags::TABLE {
-        text.push_str(&format!("| `{tag}` | every evaluation: {what} | mean over the positions |\n"));
+    for (tag, what, per) in probe_tags::TABLE {
+        text.push_str(&format!("| `{tag}` | every evaluation: {what} | {per} |\n"));
     }
     text
 }

@@ -608,7 +608,7 @@ mod tests {
         )
         .unwrap();
         assert!(report.positions <= 50 + games.len() && report.stride == plies.div_ceil(50) | 1, "{report:?}");
-        let sides: Vec<bool> = (0..3).map(|k| (k * report.stride) % 2 == 0).collect();
+        let sides: Vec<bool> = (0..3).map(|k| (k * report.stride).is_multiple_of(2)).collect();
         assert_eq!(sides, [true, false, true], "an odd stride: the samples alternate between the sides");
         let value: usize = report.value.iter().filter(|v| v.phase != "all").map(|v| v.positions).sum();
         assert_eq!(value, report.positions, "the phases split the positions");
