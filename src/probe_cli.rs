@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use stratego_engine::files::read_text;
 use stratego_engine::{GameRecord, Ruleset};
-use stratego_learner::probe::{markdown, probe, ProbeGame, ProbeOptions, ProbeReport};
+use stratego_learner::probe::{markdown, probe, ProbeError, ProbeGame, ProbeOptions, ProbeReport};
 use stratego_ucc::protocol::{ucc_rules, RefereeLog};
 
 use crate::{output, write_new_file, CliError};
@@ -74,10 +74,10 @@ fn files_under(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The games of one set. A file named on its own must be a finished game; in
-/// a directory, other files (results, `.res` lines) and unfinished games are
-/// passed over, and said so on stderr.
-fn load_set(path: &Path, referee: Ruleset) -> Result<Vec<ProbeGame>, CliError> {
+/// The games of one set, each with its file. A file named on its own must be
+/// a finished game; in a directory, other files (results, `.res` lines,
+/// pictures) and unfinished games are passed over, and said so on stderr.
+fn load_set(path: &Path, referee: Ruleset) -> Result<Vec<(PathBuf, ProbeGame)>, CliError> {
     if !path.exists() {
         return Err(format!("{} does not exist", path.display()).into());
     }
@@ -87,9 +87,9 @@ fn load_set(path: &Path, referee: Ruleset) -> Result<Vec<ProbeGame>, CliError> {
     let mut games = Vec::new();
     let mut passed: Vec<String> = Vec::new();
     for file in files {
-        let text = read_text(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-        match game_of(&text, referee) {
-            Ok(Some(game)) => games.push(game),
+        let read = read_text(&file).map_err(|e| format!("cannot read it ({e})"));
+        match read.and_then(|text| game_of(&text, referee)) {
+            Ok(Some(game)) => games.push((file, game)),
             Ok(None) if named => return Err(format!("{}: the game has no result", file.display()).into()),
             Err(why) if named => return Err(format!("{}: {why}", file.display()).into()),
             Ok(None) => passed.push(format!("{}: no result", file.display())),
@@ -135,8 +135,16 @@ pub fn run(out: &mut impl Write, args: ProbeArgs) -> Result<(), CliError> {
     let options = ProbeOptions { stride: args.stride, max_positions: args.max_positions };
     let mut reports: Vec<(String, ProbeReport)> = Vec::new();
     for (label, games) in sets {
-        let report = probe(&net, meta.layout, meta.rules.piece_set, &device, &games, options)
-            .map_err(|e| format!("{label}: {e}"))?;
+        let (files, games): (Vec<PathBuf>, Vec<ProbeGame>) = games.into_iter().unzip();
+        let report = probe(&net, meta.layout, meta.rules.piece_set, &device, &games, options).map_err(|e| match e {
+            // Name the file, not its place in the set.
+            ProbeError::Replay { game, ply, why } => format!("{}, ply {ply}: {why}", files[game - 1].display()),
+            ProbeError::PieceSet { game, found, expected } => format!(
+                "{}: played with the {found} piece set, the network knows the {expected} set",
+                files[game - 1].display()
+            ),
+            e => format!("{label}: {e}"),
+        })?;
         writeln!(
             out,
             "{label}: {} games, {} positions (every {} plies)",

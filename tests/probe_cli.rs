@@ -27,6 +27,8 @@ fn lab_games(dir: &Path) -> PathBuf {
         stratego_ok(&["play", "--seed", &seed.to_string(), "--max-plies", "300", "--record", record.to_str().unwrap()]);
     }
     std::fs::write(games.join("results.json"), "{}\n").unwrap();
+    // A picture beside them: not text, passed over like the results.
+    std::fs::write(games.join("curves.png"), [0x89, b'P', b'N', b'G', 0xff, 0xfe, 0x00]).unwrap();
     games
 }
 
@@ -51,7 +53,7 @@ fn probe_scores_the_heads_on_referee_logs_and_lab_records_beside_the_leaf_and_th
     // One referee log: no other game to fit the leaf's map on.
     let log_row = text.lines().find(|l| l.contains("known-miner.log | all |"));
     assert!(log_row.is_some_and(|row| row.contains("| - |")), "{text}");
-    assert!(stderr(&o).contains("passed over 1 file(s)") && stderr(&o).contains("results.json"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("passed over 2 file(s)") && stderr(&o).contains("curves.png"), "{}", stderr(&o));
     let reports: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let lab_report = &reports[1]["report"];
     assert_eq!((reports[1]["set"].as_str(), lab_report["games"].as_u64()), (Some("lab"), Some(4)));
@@ -103,6 +105,14 @@ fn probe_refuses_what_is_not_a_finished_game_in_one_line() {
     std::fs::write(&unfinished, cut).unwrap();
     assert_refused(&["probe", &net, unfinished.to_str().unwrap()], "has no result");
     let log = fixture("celsius-known-miner.log");
+    // A referee log whose move is illegal in our engine: the error names the file and the ply.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first_move = lines.iter().position(|l| l.starts_with("1 RED: ")).unwrap();
+    lines[first_move] = "1 RED: 0 0 DOWN OK";
+    let broken = dir.join("broken.log");
+    std::fs::write(&broken, lines.join("\n") + "\n").unwrap();
+    assert_refused(&["probe", &net, broken.to_str().unwrap()], "broken.log, ply 1:");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--stride", "0"], "at least 1");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--referee-plies", "0"], "at least 1");
     assert_refused(
