@@ -17,9 +17,12 @@ use crate::press::Press;
 use crate::random::RandomPlayer;
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
-const NTUPLE_OPTIONS: &str = "press=auto|on|off, setup=random|handcrafted|handcrafted-v2|decoy|mixed";
-const EXPECTIMAX_OPTIONS: &str = "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
-     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+const NTUPLE_OPTIONS: &str = concat!("press=auto|on|off, ", stratego_players::setup_option!());
+const EXPECTIMAX_OPTIONS: &str = concat!(
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
+     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, ",
+    stratego_players::setup_option!()
+);
 
 /// Adds `setup=` when it is not the default, or always when resolved.
 fn with_setup(spec: PlayerSpec, setup: SetupPolicy, naming: Naming) -> PlayerSpec {

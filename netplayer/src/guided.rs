@@ -64,9 +64,12 @@ impl Default for GuidedOptions {
 }
 
 /// How the options are listed in error messages and help.
-pub const GUIDED_OPTIONS: &str = "margin=M (0-1; a share of a won game: the policy chooses among moves searched \
+pub const GUIDED_OPTIONS: &str = concat!(
+    "margin=M (0-1; a share of a won game: the policy chooses among moves searched \
      within it of the best; default 0.3), depth=N (1-20), nodes=N, time=MS, press=auto|on|off, scale=N, guard=on|off, \
-     defend=on|off, informed=on|off (as for expectimax), setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+     defend=on|off, informed=on|off (as for expectimax), ",
+    stratego_players::setup_option!()
+);
 
 impl GuidedOptions {
     pub const DEFAULT_MARGIN: f64 = 0.3;

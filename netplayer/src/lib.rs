@@ -65,9 +65,12 @@ pub struct NetOptions {
 }
 
 /// How the options are listed in error messages.
-const NET_OPTIONS: &str = "temperature=T (0 = the most likely move), veto=M (0-2: expectimax first searches every \
+const NET_OPTIONS: &str = concat!(
+    "temperature=T (0 = the most likely move), veto=M (0-2: expectimax first searches every \
      root move and vetoes those it values more than M of a won game below its best), time=MS (the veto's clock), \
-     setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+     ",
+    stratego_players::setup_option!()
+);
 
 impl NetOptions {
     /// Parses a spec's `key=value` options.

@@ -138,14 +138,17 @@ impl Default for RolloutOptions {
 }
 
 /// How the options are listed in error messages and help.
-pub const ROLLOUT_OPTIONS: &str = "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
+pub const ROLLOUT_OPTIONS: &str = concat!(
+    "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
      determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
      each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
      default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
      most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
      more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, \
-     reproducible), setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+     reproducible), ",
+    stratego_players::setup_option!()
+);
 
 impl RolloutOptions {
     pub const DEFAULT_WIDTH: usize = 4;

@@ -145,11 +145,11 @@ impl Default for SearchOptions {
 }
 
 /// How the options are listed in error messages and help.
-pub const SEARCH_OPTIONS: &str = "width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
+pub const SEARCH_OPTIONS: &str = concat!("width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
      2), replies=R (1-64, the opponent's replies by policy besides its attacks, default 6), time=MS (a clock per \
      decision; none by default: fixed size, reproducible), prior=belief|counting (chance nodes), mix=M (0-100, adds M times the policy's probability \
      to a move's value; default 1), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M of a won game below its best), setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+     more than M of a won game below its best), ", stratego_players::setup_option!());
 
 impl SearchOptions {
     pub const DEFAULT_WIDTH: usize = 8;

@@ -58,7 +58,16 @@ pub enum SetupPolicy {
 }
 
 /// The `setup=` option as player specs list it.
-pub const SETUP_OPTION: &str = "setup=random|handcrafted|handcrafted-v2|decoy|mixed";
+pub const SETUP_OPTION: &str = crate::setup_option!();
+
+/// The `setup=` option as a literal, for the players' option lists built
+/// with `concat!` (one source: a test checks it against [`SetupPolicy::ALL`]).
+#[macro_export]
+macro_rules! setup_option {
+    () => {
+        "setup=random|handcrafted|handcrafted-v2|decoy|mixed"
+    };
+}
 
 impl SetupPolicy {
     pub const ALL: [SetupPolicy; 5] = [
@@ -420,5 +429,7 @@ mod tests {
             assert_eq!(policy.name().parse::<SetupPolicy>(), Ok(policy));
         }
         assert!("clever".parse::<SetupPolicy>().is_err());
+        let names: Vec<&str> = SetupPolicy::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(SETUP_OPTION, format!("setup={}", names.join("|")), "the option lists every policy");
     }
 }
