@@ -11,7 +11,7 @@ use stratego_evaluation::chart::{draw_curves, Panel, Series};
 use stratego_evaluation::stats::trinomial_score_interval;
 use stratego_runlog::read_metrics;
 
-use crate::diagnostics::{EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, RUN_PLIES, RUN_SECONDS};
+use crate::diagnostics::{probe_tags, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, RUN_PLIES, RUN_SECONDS};
 use crate::TrainError;
 
 /// A run's logged metrics by name.
@@ -121,6 +121,25 @@ pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
             series: vec![
                 metrics.series("belief/log_likelihood", "belief head"),
                 metrics.series("belief/prior_log_likelihood", "counting prior"),
+            ],
+            ..Panel::default()
+        },
+        // What the heads know about the evaluation's games (`probe.rs`):
+        // the value head must fall below the leaf, the belief head rise
+        // above the counting prior.
+        Panel {
+            y_desc: "log-loss on the evaluation's games".into(),
+            series: vec![
+                metrics.series(probe_tags::VALUE_LOG_LOSS, "value head"),
+                metrics.series(probe_tags::LEAF_LOG_LOSS, "hand-written leaf"),
+            ],
+            ..Panel::default()
+        },
+        Panel {
+            y_desc: "belief log-likelihood, evaluation's games".into(),
+            series: vec![
+                metrics.series(probe_tags::BELIEF_LOG_LIKELIHOOD, "belief head"),
+                metrics.series(probe_tags::COUNTING_LOG_LIKELIHOOD, "counting prior"),
             ],
             ..Panel::default()
         },
