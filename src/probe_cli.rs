@@ -66,7 +66,13 @@ fn files_under(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), CliError> {
         return Ok(());
     }
     let entries = std::fs::read_dir(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    // A linked directory is not entered (a link to an ancestor would never
+    // end); linked files are read.
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| !(e.file_type().is_ok_and(|t| t.is_symlink()) && e.path().is_dir()))
+        .map(|e| e.path())
+        .collect();
     paths.sort();
     for p in paths {
         files_under(&p, found)?;

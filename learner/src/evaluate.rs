@@ -114,6 +114,14 @@ mod tests {
         let meta = CheckpointMeta { config, layout: Layout::Compact, rules, step: 3 };
         let eval = EvalConfig { every: 1, games: 4, opponents: vec!["random".into(), "greedy".into()] };
         let evaluation = evaluate(&net, &meta, &eval, SetupPolicy::Handcrafted, 7, None).unwrap();
+        // The probe of the heads on the same games: at most its share of
+        // positions, with the scores of both heads and of what they must beat.
+        let report = evaluation.probe.expect("the games have positions");
+        assert_eq!(report.games, 8, "every game of both matches");
+        assert!(report.positions > 0 && report.positions <= PROBE_POSITIONS + report.games, "{report:?}");
+        let (value, belief) = (report.all(), report.all_pieces());
+        assert!(value.net_log_loss > 0.0 && value.leaf_log_loss.is_some_and(|l| l > 0.0), "{value:?}");
+        assert!(belief.count > 0 && belief.net < 0.0 && belief.counting < 0.0, "{belief:?}");
         let scores = evaluation.scores;
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
         for s in &scores {

@@ -320,7 +320,12 @@ impl RefereeLog {
                 (true, Some("RED:") | Some("BLU:"), Some(rest)) => {
                     let bad = |why: String| format!("line {}: `{line}`: {why}", i + 1);
                     let tokens: Vec<&str> = rest.split_whitespace().collect();
-                    let cut = if tokens.get(3).is_some_and(|t| t.parse::<u32>().is_ok()) { 4 } else { 3 };
+                    // The referee echoes a surrender with its outcome: `SURRENDER OK`.
+                    let cut = match tokens.first() {
+                        Some(&"SURRENDER") => 1,
+                        _ if tokens.get(3).is_some_and(|t| t.parse::<u32>().is_ok()) => 4,
+                        _ => 3,
+                    };
                     let words_at = tokens.get(cut..).map(|w| w.join(" ")).unwrap_or_default();
                     let mv = match parse_reply(&tokens[..cut.min(tokens.len())].join(" ")) {
                         Ok(Reply::Move(mv)) => mv,
@@ -379,6 +384,23 @@ mod tests {
         {
             assert!(parse_move_line(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_log_that_ends_in_a_surrender_reads_with_the_surrender_lost() {
+        // A real log's shape (`200 RED: SURRENDER OK`, then the referee's
+        // reason and result): the fixture's game cut after turn 10.
+        let fixture = include_str!("../../tests/fixtures/ucc/celsius-known-miner.log");
+        let mut lines: Vec<&str> = fixture.lines().take_while(|l| !l.starts_with("11 RED:")).collect();
+        lines.extend([
+            "11 RED: SURRENDER OK",
+            "Game ends on RED's turn - REASON: This player has surrendered!",
+            "celsius RED SURRENDER 11 40 40",
+        ]);
+        let log = RefereeLog::parse(&lines.join("\n")).unwrap();
+        assert_eq!(log.moves.len(), 20, "the moves before the surrender");
+        assert_eq!((log.outcome.as_str(), log.winner()), ("SURRENDER", Some(Color::Blue)));
+        assert_eq!(log.reason, "This player has surrendered!");
     }
 
     #[test]
