@@ -14,7 +14,6 @@ use rand::SeedableRng;
 use stratego_players::player::{rules_note, self_restriction};
 use stratego_players::AgentRng;
 use stratego_ucc::bot::{self, UccEnd};
-use stratego_ucc::protocol as ucc;
 
 use crate::{players, CliError};
 
@@ -37,13 +36,31 @@ pub struct UccBotArgs {
     /// trained under, else the lab's), which the referee does not apply.
     #[arg(long)]
     no_self_restriction: bool,
+    /// The referee's turn cap, its `-m` (`inf` for none): the game is a draw
+    /// after TURNS - 1 full turns, and the player sees how near that is. If
+    /// the referee plays on past it, the bot lifts its cap. [2 to 1,000,000, or inf]
+    #[arg(long, default_value = "1000", value_parser = referee_turns)]
+    referee_turns: TurnCap,
+}
+
+/// `--referee-turns`: a count, or `inf`.
+#[derive(Copy, Clone, Debug)]
+struct TurnCap(Option<u32>);
+
+fn referee_turns(text: &str) -> Result<TurnCap, String> {
+    if text == "inf" {
+        return Ok(TurnCap(None));
+    }
+    match text.parse::<u32>() {
+        Ok(turns) if (2..=1_000_000).contains(&turns) => Ok(TurnCap(Some(turns))),
+        _ => Err(format!("`{text}` is not a turn count in [2, 1000000] or `inf`")),
+    }
 }
 
 pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
     let factory = players::factory(&args.agent)?;
-    factory
-        .check_rules(&ucc::ucc_rules())
-        .map_err(|why| format!("player `{}` cannot play UCC games: {why}", factory.name()))?;
+    let rules = bot::tracked_rules(args.referee_turns.0);
+    factory.check_rules(&rules).map_err(|why| format!("player `{}` cannot play UCC games: {why}", factory.name()))?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let seed = args.seed.unwrap_or(now.as_nanos() as u64);
     let path = args.record.unwrap_or_else(|| {
@@ -57,7 +74,6 @@ pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
         .create_new(true)
         .open(&path)
         .map_err(|e| format!("cannot create the record {}: {e}", path.display()))?;
-    let rules = ucc::ucc_rules();
     let restriction = if args.no_self_restriction { None } else { self_restriction(factory.as_ref(), &rules) };
     if let Some(note) = rules_note(factory.as_ref(), &rules, restriction) {
         crate::report(&format!("ucc-bot: {note}"));
@@ -65,8 +81,12 @@ pub fn ucc_bot(out: &mut impl Write, args: UccBotArgs) -> Result<(), CliError> {
     let mut player = factory.make();
     let mut rng = AgentRng::seed_from_u64(seed);
     let stdin = io::stdin().lock();
-    let move_time = Duration::from_millis(args.move_time_ms);
-    let end = bot::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, move_time, restriction)?;
+    let options = bot::BotOptions {
+        move_time: Duration::from_millis(args.move_time_ms),
+        restriction,
+        referee_turns: args.referee_turns.0,
+    };
+    let end = bot::play(stdin, out, &mut record, player.as_mut(), &mut rng, seed, &options)?;
     if end == UccEnd::Closed {
         crate::report("ucc-bot: the referee closed the input without QUIT");
     }

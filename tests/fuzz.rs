@@ -681,8 +681,7 @@ fn ucc_referee_sessions() {
             player.as_mut(),
             &mut stratego_players::player::AgentRng::seed_from_u64(1),
             1,
-            std::time::Duration::from_millis(50),
-            None,
+            &bot::BotOptions::new(std::time::Duration::from_millis(50)),
         )
         .map(drop)
         .map_err(|e| e.to_string())

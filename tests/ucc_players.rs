@@ -13,7 +13,6 @@ mod referee;
 use std::time::Duration;
 
 use stratego_engine::Color;
-use stratego_ucc::protocol::ucc_rules;
 
 /// The spec each registered kind plays with. Searching players get the
 /// referee's clock (`--move-time-ms`), trained ones their checkpoints.
@@ -89,7 +88,7 @@ fn every_player_kind_plays_whole_games_through_the_referee_in_both_colours() {
             // The referee's clock, with the margin of a loaded debug build.
             assert!(report.slowest_reply < Duration::from_millis(move_time_ms() * 10), "{spec} as {bot}: {report:?}");
             let text = std::fs::read_to_string(&record).unwrap();
-            assert!(text.contains(&format!("rules {}\n", ucc_rules())), "{text}");
+            assert!(text.contains(&format!("rules {}\n", stratego_engine::Ruleset::referee())), "{text}");
             assert!(text.lines().last().unwrap().starts_with("end QUIT"), "{spec} as {bot}: {text}");
             games += 1;
             if report.finished {

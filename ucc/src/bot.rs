@@ -10,9 +10,16 @@
 //!   outcome (`OK`, `KILLS a d`, `DIES a d`, `BOTHDIE a d`);
 //! - `QUIT ...` may replace any line; the bot then stops.
 //!
-//! **Tracking.** The bot keeps the game in our engine under [`ucc_rules`]
-//! (two-square rule off, chasing rule off, no caps: the referee enforces
-//! none of them), so every move it sends is legal for the referee. The
+//! **Tracking.** The bot keeps the game in our engine under the referee's
+//! rules (two-square rule off, chasing rule off, no battleless cap: the
+//! referee enforces none of them), so every move it sends is legal for the
+//! referee. The turn cap is the referee's `-m` as the bot was told it
+//! ([`BotOptions::referee_turns`]), so that a player sees how far the game
+//! is from the draw the referee will declare (a network reads it in its
+//! counter planes; with no cap they told it the game had just begun, and
+//! its value head was confident and wrong late in referee games). The
+//! referee ends the game with its own QUIT line; should it go on past the
+//! cap the bot was told (a longer `-m`), the bot lifts its cap and plays on. The
 //! opponent's hidden types are unknown, but the engine needs some: the
 //! tracker gives the opponent a *determinized* setup consistent with all it
 //! learnt (types from battles and Scout runs, "movable" from moves). When a
@@ -31,7 +38,9 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
-use stratego_engine::{Color, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Setup, Square, State};
+use stratego_engine::{
+    Color, EndReason, Move, PieceSet, PieceType, ProgressRules, ProgressTracker, Ruleset, Setup, Square, State,
+};
 
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player};
@@ -56,18 +65,46 @@ pub struct Tracker {
     /// Indexed by the opponent's relative home cell (its pieces' origins).
     knowledge: [Knowledge; 40],
     moves: Vec<Move>,
+    /// The rules of the tracked game: the referee's, with the cap the bot
+    /// was told (lifted if the referee plays past it).
+    rules: Ruleset,
     state: State,
     history: Vec<PublicPly>,
 }
 
 impl Tracker {
-    pub fn new(me: Color, my_setup: Setup) -> Result<Tracker, UccError> {
+    /// A tracker of a game under `rules` (the referee's: [`tracked_rules`]).
+    pub fn new(me: Color, my_setup: Setup, rules: Ruleset) -> Result<Tracker, UccError> {
         let knowledge = [Knowledge::Nothing; 40];
         let guess = assign(&knowledge)?;
-        let mut tracker =
-            Tracker { me, my_setup, guess, knowledge, moves: Vec::new(), state: placeholder(), history: Vec::new() };
+        let mut tracker = Tracker {
+            me,
+            my_setup,
+            guess,
+            knowledge,
+            moves: Vec::new(),
+            rules,
+            state: placeholder(),
+            history: Vec::new(),
+        };
         tracker.replay()?;
         Ok(tracker)
+    }
+
+    pub fn rules(&self) -> Ruleset {
+        self.rules
+    }
+
+    /// If the tracked game ended at the turn cap the bot was told and the
+    /// referee plays on, its `-m` was longer: the cap goes and the game is
+    /// replayed without it. Says whether it did.
+    pub fn lift_spent_cap(&mut self) -> Result<bool, UccError> {
+        if self.state.outcome().is_none_or(|o| o.reason != EndReason::PlyCap) {
+            return Ok(false);
+        }
+        self.rules = ucc_rules();
+        self.replay()?;
+        Ok(true)
     }
 
     pub fn state(&self) -> &State {
@@ -87,8 +124,7 @@ impl Tracker {
 
     fn replay(&mut self) -> Result<(), UccError> {
         let (red, blue) = self.setups();
-        let mut state =
-            State::from_setups(ucc_rules(), red, blue).map_err(|e| UccError::Inconsistent(e.to_string()))?;
+        let mut state = State::from_setups(self.rules, red, blue).map_err(|e| UccError::Inconsistent(e.to_string()))?;
         let mut history = Vec::with_capacity(self.moves.len());
         for mv in &self.moves {
             state.apply_move(*mv).map_err(|e| UccError::Inconsistent(format!("replaying {mv}: {e}")))?;
@@ -117,6 +153,7 @@ impl Tracker {
     /// Applies a move the referee reported (ours from its echo, the
     /// opponent's from its line), with the outcome it reported.
     pub fn apply(&mut self, mv: Move, outcome: UccOutcome, line: &str) -> Result<(), UccError> {
+        self.lift_spent_cap()?;
         let board = self.state.board();
         let mover = board[mv.from].ok_or_else(|| protocol(line, format!("no piece on {}", mv.from)))?;
         if mover.color != self.state.to_move() {
@@ -190,6 +227,39 @@ impl Tracker {
                     .collect()
             })
             .collect()
+    }
+}
+
+/// The rules a bot tracks a referee game under when told the referee's turn
+/// cap (`-m TURNS`: a draw after TURNS - 1 full turns); `None` for no cap
+/// (`-m inf`). With `-m 1000`, the lab's `Ruleset::referee()`.
+pub fn tracked_rules(referee_turns: Option<u32>) -> Ruleset {
+    match referee_turns {
+        Some(turns) => Ruleset { max_plies: turns.saturating_sub(1).saturating_mul(2).max(1), ..ucc_rules() },
+        None => ucc_rules(),
+    }
+}
+
+/// How the bot plays its game.
+#[derive(Copy, Clone, Debug)]
+pub struct BotOptions {
+    /// The limit on each decision.
+    pub move_time: Duration,
+    /// With one, our moves keep to those progress rules (the referee's rules
+    /// have none); the opponent's are whatever the referee accepts.
+    pub restriction: Option<ProgressRules>,
+    /// The referee's turn cap (`-m`) as far as the bot knows it; `None`
+    /// for none. See the module documentation.
+    pub referee_turns: Option<u32>,
+}
+
+impl BotOptions {
+    /// The turn cap of `shared/ucc/match.sh` and of the lab's referee rules.
+    pub const REFEREE_TURNS: u32 = 1000;
+
+    /// No restriction, the default turn cap.
+    pub fn new(move_time: Duration) -> BotOptions {
+        BotOptions { move_time, restriction: None, referee_turns: Some(Self::REFEREE_TURNS) }
     }
 }
 
@@ -303,10 +373,7 @@ macro_rules! read_or_end {
 
 /// Plays one game against the referee on `input`/`output`, writing the game
 /// record to `record` line by line. `rng` was seeded with `seed` (written to
-/// the record). Each decision is limited to `move_time`. With a
-/// `restriction`, our moves keep to those progress rules (the referee's
-/// rules have none); the opponent's are whatever the referee accepts.
-#[allow(clippy::too_many_arguments)]
+/// the record).
 pub fn play(
     input: impl BufRead,
     output: impl Write,
@@ -314,10 +381,11 @@ pub fn play(
     player: &mut dyn Player,
     rng: &mut AgentRng,
     seed: u64,
-    move_time: Duration,
-    restriction: Option<ProgressRules>,
+    options: &BotOptions,
 ) -> Result<UccEnd, UccError> {
     let mut conv = Conversation { input, output, record };
+    let BotOptions { move_time, restriction, referee_turns } = *options;
+    let mut rules = tracked_rules(referee_turns);
     player.limit_move_time(move_time);
     let first = read_or_end!(conv);
     let words: Vec<&str> = first.split_whitespace().collect();
@@ -336,7 +404,7 @@ pub fn play(
         None => player.choose_setup(PieceSet::Classic, rng),
     };
     conv.note("stratego-ucc-log v1")?;
-    conv.note(&format!("rules {}", ucc_rules()))?;
+    conv.note(&format!("rules {rules}"))?;
     conv.note(&format!("agent {}", player.name()))?;
     conv.note(&format!("seed {seed}"))?;
     conv.note(&format!("colour {me}"))?;
@@ -348,7 +416,7 @@ pub fn play(
     for line in setup_lines(&setup, me) {
         conv.send(&line)?;
     }
-    let mut tracker = Tracker::new(me, setup)?;
+    let mut tracker = Tracker::new(me, setup, rules)?;
     let mut progress = restriction.map(ProgressTracker::new);
     loop {
         let happened = read_or_end!(conv);
@@ -380,6 +448,13 @@ pub fn play(
             if &row != want {
                 let _ = writeln!(std::io::stderr(), "ucc-bot: board row `{row}` differs from our tracked `{want}`");
             }
+        }
+        // Asked to move after the cap we were told (or told of a move after
+        // it, which `apply` lifts the cap for): the referee's is longer.
+        tracker.lift_spent_cap()?;
+        if tracker.rules() != rules {
+            rules = tracker.rules();
+            conv.note(&format!("rules {rules} (the referee played past the turn cap)"))?;
         }
         let state = tracker.state();
         if state.is_terminal() {

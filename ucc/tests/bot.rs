@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rand::SeedableRng;
-use stratego_engine::{Color, ProgressRules};
+use stratego_engine::{Color, ProgressRules, Ruleset};
 use stratego_players::player::self_restriction;
 use stratego_players::AgentRng;
-use stratego_ucc::bot::{self, UccEnd};
+use stratego_ucc::bot::{self, BotOptions, UccEnd};
 use stratego_ucc::protocol::ucc_rules;
 use support::referee::{ply_lines, referee, Report};
 
@@ -26,8 +26,9 @@ fn referee_game(
     quit_at: Option<usize>,
     max_plies: u32,
     record: &Path,
-    restriction: Option<ProgressRules>,
+    options: BotOptions,
 ) -> (Report, UccEnd) {
+    let restriction = options.restriction;
     let _ = std::fs::remove_file(record);
     let (bot_in, to_bot) = std::io::pipe().unwrap();
     let (from_bot, bot_out) = std::io::pipe().unwrap();
@@ -36,16 +37,7 @@ fn referee_game(
     let bot_thread = std::thread::spawn(move || {
         let mut file = std::fs::File::create(&record_path).unwrap();
         let mut rng = AgentRng::seed_from_u64(seed);
-        bot::play(
-            BufReader::new(bot_in),
-            bot_out,
-            &mut file,
-            player.as_mut(),
-            &mut rng,
-            seed,
-            Duration::from_millis(1500),
-            restriction,
-        )
+        bot::play(BufReader::new(bot_in), bot_out, &mut file, player.as_mut(), &mut rng, seed, &options)
     });
     let report = referee(
         bot,
@@ -59,6 +51,11 @@ fn referee_game(
     );
     let end = bot_thread.join().unwrap().unwrap_or_else(|e| panic!("the bot failed: {e}"));
     (report, end)
+}
+
+/// The bot's options in these games: 1.5 s a decision, the default turn cap.
+fn options(restriction: Option<ProgressRules>) -> BotOptions {
+    BotOptions { restriction, ..BotOptions::new(Duration::from_millis(1500)) }
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -79,7 +76,7 @@ fn whole_games_as_either_colour_with_only_legal_moves_and_a_record_per_move() {
     .into_iter()
     .enumerate()
     {
-        let (report, end) = referee_game(bot, spec, 10 + i as u64, None, 600, &record, None);
+        let (report, end) = referee_game(bot, spec, 10 + i as u64, None, 600, &record, options(None));
         let UccEnd::Quit(quit) = end else { panic!("the game ends with QUIT") };
         assert!(quit.starts_with("QUIT ./opponent"));
         assert!(report.plies > 10, "{report:?}");
@@ -110,7 +107,7 @@ fn a_player_trained_under_the_lab_rules_plays_the_referee_and_keeps_its_own_prog
     let record = scratch("restricted");
     let mut restricted = 0;
     for (i, bot) in [Color::Red, Color::Blue].into_iter().enumerate() {
-        let (report, end) = referee_game(bot, spec, 40 + i as u64, None, 400, &record, restriction);
+        let (report, end) = referee_game(bot, spec, 40 + i as u64, None, 400, &record, options(restriction));
         assert!(matches!(end, UccEnd::Quit(_)), "{end:?}");
         assert!(report.plies > 10, "{report:?}");
         restricted += report.restricted;
@@ -128,7 +125,7 @@ fn a_quit_in_place_of_any_line_ends_the_bot_cleanly() {
         // Line 0 is the colour line; then the opponent/START lines, board
         // rows and echoes of the first turns.
         for quit_at in 0..40 {
-            let (report, end) = referee_game(bot, "greedy", 3, Some(quit_at), 400, &record, None);
+            let (report, end) = referee_game(bot, "greedy", 3, Some(quit_at), 400, &record, options(None));
             assert!(report.quit_sent);
             assert_eq!(end, UccEnd::Quit("QUIT ./opponent RED VICTORY 7 120 99".into()), "quit at line {quit_at}");
             let text = std::fs::read_to_string(&record).unwrap();
@@ -150,8 +147,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
             player.as_mut(),
             &mut AgentRng::seed_from_u64(1),
             1,
-            Duration::from_secs(1),
-            None,
+            &BotOptions::new(Duration::from_secs(1)),
         );
         assert!(result.is_err(), "{first}");
     }
@@ -165,8 +161,7 @@ fn malformed_referee_lines_are_errors_not_panics() {
         player.as_mut(),
         &mut AgentRng::seed_from_u64(1),
         1,
-        Duration::from_secs(1),
-        None,
+        &BotOptions::new(Duration::from_secs(1)),
     )
     .unwrap_err();
     assert!(err.to_string().contains("no piece on"), "{err}");
@@ -194,12 +189,37 @@ fn a_referee_out_of_step_is_an_error_not_a_resignation() {
             player.as_mut(),
             &mut AgentRng::seed_from_u64(1),
             1,
-            Duration::from_secs(1),
-            None,
+            &BotOptions::new(Duration::from_secs(1)),
         );
         let sent = String::from_utf8(sent).unwrap();
         assert!(!sent.contains("SURRENDER"), "{script:?}: the bot resigned: {sent}");
         let err = result.unwrap_err();
         assert!(matches!(err, stratego_ucc::UccError::Protocol { .. }) && err.to_string().contains(needle), "{err}");
     }
+}
+
+/// The player sees the referee's turn cap (by default `-m 1000`, the lab's
+/// referee rules), and a referee that plays past the cap the bot was told
+/// does not stop the bot: it lifts the cap, says so, and plays on.
+#[test]
+fn the_turn_cap_is_shown_and_lifted_when_the_referee_plays_past_it() {
+    assert_eq!(bot::tracked_rules(Some(BotOptions::REFEREE_TURNS)), Ruleset::referee());
+    assert_eq!(bot::tracked_rules(None), ucc_rules());
+    let record = scratch("cap");
+    let (report, end) = referee_game(Color::Blue, "random", 7, None, 400, &record, options(None));
+    assert!(matches!(end, UccEnd::Quit(_)), "{end:?}");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(text.contains(&format!("\nrules {}\n", Ruleset::referee())), "{text}");
+    assert!(!text.contains("played past"), "{report:?}");
+    // Told `-m 11` (20 plies), the scripted referee goes on to its 400.
+    let short = BotOptions { referee_turns: Some(11), ..options(None) };
+    let (report, end) = referee_game(Color::Red, "random", 8, None, 400, &record, short);
+    assert!(matches!(end, UccEnd::Quit(_)), "{end:?}");
+    assert!(report.plies > 40, "the bot stopped at the cap it was told: {report:?}");
+    let text = std::fs::read_to_string(&record).unwrap();
+    let told = format!("rules {}", bot::tracked_rules(Some(11)));
+    assert!(text.contains(&format!("\n{told}\n")), "{text}");
+    assert!(text.contains(&format!("\nrules {} (the referee played past the turn cap)\n", ucc_rules())), "{text}");
+    assert_eq!(ply_lines(&record), report.told, "every ply the bot was told about was written");
+    let _ = std::fs::remove_file(&record);
 }
