@@ -15,6 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 SPEC=${1:?usage: tools/ucc-field.sh SPEC [GAMES] [MS] [OUT]}
 GAMES=${2:-10}; MS=${3:-100}
+TURNS=1000  # the referee's -m, which the bot is told (ucc-bot --referee-turns)
 OUT=${4:-$root/runs/ucc-field/$(date -u +%Y%m%dT%H%M%SZ)}
 shared=$root/../shared/ucc
 bin=${STRATEGO_BIN:-$root/target/release/stratego}
@@ -24,12 +25,12 @@ UCC_DIR=${UCC_DIR:-/tmp/ucc-field}
 export UCC_DIR STRATEGO=$UCC_DIR/referee
 mkdir -p "$OUT/records"; OUT=$(cd "$OUT" && pwd)
 # The referee starts a bot without arguments: our player behind a launcher.
-printf '#!/bin/sh\nexec %q ucc-bot --agent %q --move-time-ms %s --record %q/records/$$.txt\n' \
-    "$bin" "$SPEC" "$MS" "$OUT" >"$OUT/ours"
+printf '#!/bin/sh\nexec %q ucc-bot --agent %q --move-time-ms %s --referee-turns %s --record %q/records/$$.txt\n' \
+    "$bin" "$SPEC" "$MS" "$TURNS" "$OUT" >"$OUT/ours"
 chmod +x "$OUT/ours"
 echo "$SPEC, $MS ms a move, $GAMES games against each bot; logs in $OUT" | tee "$OUT/README"
 for bot in asmodeus vixen celsius hunter basic_python; do
-    "$shared/match.sh" -j 1 -T 10 -m 1000 -o "$OUT/$bot" "$GAMES" "$OUT/ours" "$bot" >"$OUT/$bot.txt" 2>&1
+    "$shared/match.sh" -j 1 -T 10 -m "$TURNS" -o "$OUT/$bot" "$GAMES" "$OUT/ours" "$bot" >"$OUT/$bot.txt" 2>&1
     echo "$bot: $(grep RESULT "$OUT/$bot.txt")"
 done
 "$bin" ucc-review "$OUT"/{asmodeus,vixen,celsius,hunter,basic_python} | tee "$OUT/review.txt"
