@@ -1,6 +1,6 @@
 //! A network checkpoint that looks ahead by playing itself:
 //! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,reply=T][,veto=M]
-//! [,time=MS][,setup=S]`.
+//! [,value=W][,prior=counting|belief][,step=margin|mirror][,eta=E][,time=MS][,setup=S]`.
 //!
 //! The bare `net:` player plays its policy's favourite. This player asks,
 //! before it does, what happens next if both sides go on playing that
@@ -17,7 +17,10 @@
 //!   the game's whole history, so that every plane in a rollout is one a
 //!   real game could show. Every candidate is played in the same worlds
 //!   (common random numbers: the candidates' differences are not blurred by
-//!   different draws).
+//!   different draws). With `prior=belief` the hidden types are drawn from
+//!   the network's belief head at the root instead, one piece at a time, the
+//!   unknown counts keeping each world an army the view allows
+//!   ([`public_replay_weighted`]).
 //! - **Rollouts.** In each world each candidate is played, then both sides
 //!   play the network's most likely move for `horizon` plies, all rollouts
 //!   in step: one batched inference per ply (at most [`CHUNK`] positions a
@@ -32,8 +35,11 @@
 //!   guards, divided by `WIN`): material as the player knows it (the
 //!   opponent's unrevealed pieces at their expected values, whatever the
 //!   drawn types), the threats of the side to move and the Flag's guard.
-//!   The value head does not score leaves: the checkpoints' value heads
-//!   barely react to material (EVALUATION.md, "The network that searches").
+//!   With `value=W` the value head's P(win) - P(loss) at the leaf (one
+//!   more batched inference) has weight W in it and the hand-written leaf
+//!   1 - W: the registered networks' heads predict results better than the
+//!   leaf on games like their training's and worse on others (EVALUATION.md,
+//!   "What the heads know"), so the blend is an option, measured.
 //! - **Choice.** A candidate's value is its leaves' mean over the worlds.
 //!   The policy's favourite is played unless another candidate's value is
 //!   more than `margin` (a share of a won game) above it; then the best
@@ -41,7 +47,11 @@
 //!   own continuation, in the same worlds, ends clearly worse. With
 //!   `sure=Z` the gain beyond the margin must also exceed Z standard errors
 //!   of the world-by-world gains: fewer worlds (a short clock) overrule
-//!   less often.
+//!   less often. With `step=mirror` the move is drawn instead from one
+//!   magnetic-mirror-descent step from the policy towards the values, as
+//!   Ataraxos' search plays ([`Step::Mirror`]; `eta`, its size, 50 there):
+//!   the search never strays far from the policy where the values differ
+//!   little, and follows them where they differ much.
 //! - **Veto.** With `veto=M`, before any rollout, expectimax (the baselines'
 //!   hand-written search, at its default size, or for 40 % of the clock)
 //!   searches every root move in a determinised root, and the candidates are
@@ -69,9 +79,9 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
-use stratego_engine::{observe, Color, Move, PieceSet, Setup, State};
+use stratego_engine::{observe, Color, Move, PieceSet, PieceType, Setup, Square, State};
 use stratego_model::{choose_action, infer, Inference};
-use stratego_players::reconstruct::public_replay;
+use stratego_players::reconstruct::{public_replay, public_replay_weighted};
 use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
 use crate::{Network, NetworkFactory, NetworkPlayerKind};
@@ -116,10 +126,47 @@ pub struct RolloutOptions {
     /// vetoed: the candidates are the policy's favourites among the rest
     /// (as `netexpectimax` chooses). `None`: no search but the rollouts.
     pub veto: Option<f64>,
+    /// The weight of the value head in a rollout's leaf (0: the hand-written
+    /// leaf alone, 1: the value head alone; between, the blend).
+    pub value: f64,
+    /// What the worlds' hidden types are drawn from.
+    pub prior: WorldPrior,
+    /// How the rollouts' values choose the move.
+    pub step: Step,
     /// A wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
     pub setup: SetupPolicy,
 }
+
+/// What a world's hidden opponent types are drawn from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum WorldPrior {
+    /// The counting prior (`public_replay`).
+    Counting,
+    /// The network's belief head at the root, one hidden piece at a time,
+    /// the counts keeping the army whole (`public_replay_weighted`).
+    Belief,
+}
+
+/// How the candidates' values choose the move.
+#[derive(Copy, Clone, PartialEq, Debug)]
+pub enum Step {
+    /// The policy's favourite, unless another candidate is valued more than
+    /// `margin` above it (and `sure` standard errors), then the best valued.
+    Margin,
+    /// One magnetic-mirror-descent step from the policy (Ataraxos' search):
+    /// among the candidates, pi(a) ∝ exp[(log pi_net(a) + eta·q(a) + eta·tau·log
+    /// magnet(a)) / (1 + eta·tau)] with a uniform magnet and tau = [`MMD_TAU`];
+    /// the move is drawn from pi. `eta` (Ataraxos: 1/beta = 50) says how far the
+    /// values may pull the play from the policy.
+    Mirror { eta: f64 },
+}
+
+/// The magnet's weight tau of the mirror-descent step (Ataraxos' alpha).
+pub const MMD_TAU: f64 = 0.002;
+
+/// Ataraxos' step size eta = 1/beta (beta = 0.02).
+pub const MMD_ETA: f64 = 50.0;
 
 impl Default for RolloutOptions {
     fn default() -> Self {
@@ -131,6 +178,9 @@ impl Default for RolloutOptions {
             sure: 0.0,
             reply: 0.0,
             veto: None,
+            value: 0.0,
+            prior: WorldPrior::Counting,
+            step: Step::Margin,
             time: None,
             setup: SetupPolicy::Random,
         }
@@ -145,7 +195,10 @@ pub const ROLLOUT_OPTIONS: &str = concat!(
      default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
      most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M below the best; default off), time=MS (a clock per decision; none by default: fixed size, \
+     more than M below the best; default off), value=W (0-1, the value head's weight in a rollout's leaf beside \
+     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), \
+     step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent step \
+     drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50), time=MS (a clock per decision; none by default: fixed size, \
      reproducible), ",
     stratego_players::setup_option!()
 );
@@ -191,9 +244,56 @@ impl RolloutOptions {
                 None => None,
                 Some(_) => Some(number("veto", 0.0, 2.0)?),
             },
+            value: number("value", d.value, 1.0)?,
+            prior: match spec.option("prior") {
+                None | Some("counting") => WorldPrior::Counting,
+                Some("belief") => WorldPrior::Belief,
+                Some(other) => return Err(SpecError::bad_value("prior", other, "expected counting or belief")),
+            },
+            step: {
+                let eta = number("eta", MMD_ETA, 1000.0)?;
+                match spec.option("step") {
+                    None | Some("margin") if spec.option("eta").is_none() => Step::Margin,
+                    None | Some("margin") => {
+                        let eta = spec.option("eta").unwrap_or_default();
+                        return Err(SpecError::bad_value(
+                            "eta",
+                            eta,
+                            "eta is the mirror step's: name step=mirror with it",
+                        ));
+                    }
+                    Some("mirror") => Step::Mirror { eta },
+                    Some(other) => return Err(SpecError::bad_value("step", other, "expected margin or mirror")),
+                }
+            },
             time,
             setup: spec.setup()?,
         })
+    }
+}
+
+impl WorldPrior {
+    pub fn name(self) -> &'static str {
+        match self {
+            WorldPrior::Counting => "counting",
+            WorldPrior::Belief => "belief",
+        }
+    }
+}
+
+impl Step {
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Margin => "margin",
+            Step::Mirror { .. } => "mirror",
+        }
+    }
+
+    fn eta(self) -> Option<f64> {
+        match self {
+            Step::Margin => None,
+            Step::Mirror { eta } => Some(eta),
+        }
     }
 }
 
@@ -206,8 +306,9 @@ impl NetworkPlayerKind for RolloutOptions {
     }
 
     /// `netrollout:PATH` with its options in a fixed order: those that
-    /// differ from the defaults (canonical), or all (resolved; a veto and a
-    /// clock only when there is one).
+    /// differ from the defaults (canonical), or all (resolved; a veto, a
+    /// clock, a value head in the leaf, the belief's worlds and the mirror
+    /// step only when there is one).
     fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
         let d = RolloutOptions::default();
         PlayerSpec::named("netrollout")
@@ -219,6 +320,12 @@ impl NetworkPlayerKind for RolloutOptions {
             .with_default(naming, "sure", self.sure, d.sure)
             .with_default(naming, "reply", self.reply, d.reply)
             .with_some("veto", self.veto)
+            // Named only when not the default, as a veto: the players
+            // registered before these options keep their resolved names.
+            .with_default(Naming::Canonical, "value", self.value, d.value)
+            .with_default(Naming::Canonical, "prior", self.prior.name(), d.prior.name())
+            .with_default(Naming::Canonical, "step", self.step.name(), d.step.name())
+            .with_some("eta", self.step.eta())
             .with_some("time", self.time.map(|t| t.as_millis()))
             .with_default(naming, "setup", self.setup, d.setup)
     }
@@ -311,6 +418,32 @@ fn paired_standard_error(leaves: &[f64], n: usize, c: usize) -> f64 {
     (variance / k).sqrt()
 }
 
+/// One magnetic-mirror-descent step from `policy` (the candidates' network
+/// probabilities) towards their `values` (q, -1 to 1), with a uniform magnet
+/// ([`Step::Mirror`]), and the index of a candidate drawn from it. A
+/// candidate the policy gives no probability keeps none.
+fn mirror_draw(policy: &[f64], values: &[f64], eta: f64, rng: &mut AgentRng) -> usize {
+    let logits: Vec<f64> = policy
+        .iter()
+        .zip(values)
+        .map(|(p, q)| if *p > 0.0 { (p.ln() + eta * q) / (1.0 + eta * MMD_TAU) } else { f64::NEG_INFINITY })
+        .collect();
+    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if top == f64::NEG_INFINITY {
+        // No candidate has probability: the best valued.
+        return (0..values.len()).fold(0, |b, c| if values[c] > values[b] { c } else { b });
+    }
+    let weights: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
+    let mut x = rng.random::<f64>() * weights.iter().sum::<f64>();
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
+}
+
 /// The legal move of `state`'s side to move that its policy likes best
 /// (`temperature` 0), or one drawn from `p^(1/temperature)`.
 fn policy_move(state: &State, policy: &[f32], temperature: f32, rng: &mut AgentRng) -> Result<Move, String> {
@@ -337,20 +470,32 @@ impl RolloutPlayer {
         network.check_rules(&view.rules)?;
         let deadline = self.options.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
         let me = view.me;
+        let rebuilt = |e| format!("cannot rebuild the game from the view: {e}");
         // Each world has a generator of its own, drawn in order from the
         // player's: a decision is a function of the view and the seed.
-        let draw_world = |rng: &mut AgentRng| {
-            let mut world_rng = AgentRng::seed_from_u64(rng.random());
-            public_replay(view, &mut world_rng).map_err(|e| format!("cannot rebuild the game from the view: {e}"))
-        };
-        let first = draw_world(rng)?;
+        let first = public_replay(view, &mut AgentRng::seed_from_u64(rng.random())).map_err(rebuilt)?;
         if first.to_move() != me || first.is_terminal() {
             return Err("the rebuilt game does not have the viewer to move".into());
         }
         let mut stats = RolloutStats::default();
+        // The root's planes do not depend on the hidden types drawn.
         let root = run(&network, &[&first])?;
         stats.positions += 1;
         stats.calls += 1;
+        let belief = |sq: Square, t: PieceType| f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
+        let draw_world = |rng: &mut AgentRng| {
+            let mut world_rng = AgentRng::seed_from_u64(rng.random());
+            match self.options.prior {
+                WorldPrior::Counting => public_replay(view, &mut world_rng),
+                WorldPrior::Belief => public_replay_weighted(view, &belief, &mut world_rng),
+            }
+            .map_err(rebuilt)
+        };
+        // With the belief the first world is drawn again, from it.
+        let first = match self.options.prior {
+            WorldPrior::Counting => first,
+            WorldPrior::Belief => draw_world(rng)?,
+        };
         let prior = |mv: &Move| mv.to_action(me).map_or(0.0, |a| root.policy[a as usize]);
         let mut candidates = view.legal_moves.clone();
         // Most likely first; the sort is stable, so equal priors keep the view's order.
@@ -420,7 +565,14 @@ impl RolloutPlayer {
             self.options.sure == 0.0
                 || gain - self.options.margin > self.options.sure * paired_standard_error(&leaves, n, c)
         };
-        let chosen = if gain > self.options.margin && sure(best) { best } else { 0 };
+        let chosen = match self.options.step {
+            Step::Margin if gain > self.options.margin && sure(best) => best,
+            Step::Margin => 0,
+            Step::Mirror { eta } => {
+                let policy: Vec<f64> = candidates.iter().map(|mv| f64::from(prior(mv))).collect();
+                mirror_draw(&policy, &values, eta, rng)
+            }
+        };
         stats.worlds = done;
         stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
         stats.overruled = chosen != 0;
@@ -477,7 +629,7 @@ impl RolloutPlayer {
         for _ in 0..self.options.horizon {
             let ply_start = Instant::now();
             if deadline.is_some_and(|d| ply_start + last_ply >= d) {
-                return Ok((rollouts.iter().map(|state| leaf(state, me)).collect(), false));
+                return Ok((self.leaves(network, me, &rollouts, stats)?, false));
             }
             let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
             if live.is_empty() {
@@ -496,7 +648,39 @@ impl RolloutPlayer {
             }
             last_ply = ply_start.elapsed();
         }
-        Ok((rollouts.iter().map(|state| leaf(state, me)).collect(), true))
+        Ok((self.leaves(network, me, &rollouts, stats)?, true))
+    }
+
+    /// The rollouts' ends scored for `me` as a share of a won game: a
+    /// finished game by its result; else the hand-written leaf, blended with
+    /// the value head's P(win) - P(loss) by `value` (one more batched
+    /// inference, on the leaves themselves, when the head has a weight).
+    fn leaves(
+        &self,
+        network: &Network,
+        me: Color,
+        rollouts: &[State],
+        stats: &mut RolloutStats,
+    ) -> Result<Vec<f64>, String> {
+        let mut leaves: Vec<f64> = rollouts.iter().map(|state| leaf(state, me)).collect();
+        let w = self.options.value;
+        if w == 0.0 {
+            return Ok(leaves);
+        }
+        let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
+        for chunk in live.chunks(CHUNK) {
+            let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
+            let out = run(network, &states)?;
+            stats.positions += states.len();
+            stats.calls += 1;
+            for (k, &i) in chunk.iter().enumerate() {
+                // The head speaks for the side to move.
+                let head = f64::from(out.value[k]);
+                let mine = if rollouts[i].to_move() == me { head } else { -head };
+                leaves[i] = w * mine + (1.0 - w) * leaves[i];
+            }
+        }
+        Ok(leaves)
     }
 }
 
@@ -537,7 +721,36 @@ pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
 
 #[cfg(test)]
 mod tests {
-    use super::paired_standard_error;
+    use rand::SeedableRng;
+
+    use super::{mirror_draw, paired_standard_error, AgentRng, MMD_TAU};
+
+    /// The mirror step by hand: with eta 0 the draw is the policy's
+    /// (renormalised over the candidates); a large eta plays the best
+    /// valued; Ataraxos' eta 50 turns a value gap of 0.1 against a policy
+    /// ratio of 4 (exp(50 * 0.1 / 1.1) = 94 against 4^(1/1.1) = 3.5); a
+    /// candidate the policy gives nothing is never drawn.
+    #[test]
+    fn the_mirror_step_by_hand() {
+        let frequencies = |policy: &[f64], values: &[f64], eta: f64| {
+            let mut rng = AgentRng::seed_from_u64(3);
+            let mut counts = vec![0usize; policy.len()];
+            for _ in 0..20_000 {
+                counts[mirror_draw(policy, values, eta, &mut rng)] += 1;
+            }
+            counts.iter().map(|&c| c as f64 / 20_000.0).collect::<Vec<_>>()
+        };
+        let f = frequencies(&[0.6, 0.2, 0.1, 0.0], &[0.0, 0.3, -0.2, 0.9], 0.0);
+        for (got, want) in f.iter().zip([2.0 / 3.0, 2.0 / 9.0, 1.0 / 9.0, 0.0]) {
+            assert!((got - want).abs() < 0.015, "{f:?}");
+        }
+        let f = frequencies(&[0.6, 0.2, 0.1, 0.0], &[0.0, 0.3, -0.2, 0.9], 1000.0);
+        assert!(f[1] > 0.999, "{f:?}");
+        let f = frequencies(&[0.8, 0.2], &[0.0, 0.1], 50.0);
+        let odds = (50.0f64 * 0.1 / (1.0 + 50.0 * MMD_TAU)).exp() * (0.2f64 / 0.8).powf(1.0 / (1.0 + 50.0 * MMD_TAU));
+        assert!((f[1] - odds / (1.0 + odds)).abs() < 0.015, "{f:?} against {}", odds / (1.0 + odds));
+        assert_eq!(frequencies(&[0.0, 0.0], &[0.1, 0.2], 50.0), vec![0.0, 1.0], "no probability: the best valued");
+    }
 
     #[test]
     fn the_paired_standard_error_by_hand() {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use rand::SeedableRng;
 use stratego_engine::Ruleset;
 use stratego_model::device;
-use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions};
+use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, Step, WorldPrior};
 use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::InfoView;
 use stratego_players::{AgentRng, Naming, PlayerSpec};
@@ -100,6 +100,47 @@ fn a_veto_leaves_the_rollouts_the_moves_the_search_values_near_the_best() {
     let (_, last) = play(Some(0.01));
     assert!(last.vetoed > 0 && last.values.len() > 1, "{last:?}");
     assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
+}
+
+/// The search that trusts the heads, on the free Captain: the value head in
+/// the leaf (`value`), worlds from the belief head (`prior=belief`) and the
+/// mirror step (`step=mirror`) each change the values or the choice,
+/// reproducibly under a seed; the values stay a share of a won game; with a
+/// large `eta` the mirror step plays the best valued, with `eta=0` it draws
+/// among the candidates by the policy alone.
+#[test]
+fn the_value_head_the_belief_and_the_mirror_step_change_the_search_reproducibly() {
+    let (state, history) = free_captain();
+    let view = InfoView::new(&state, &history);
+    let play = |options: RolloutOptions, seed: u64| {
+        let options = RolloutOptions { width: 6, worlds: 4, horizon: 4, margin: 0.0, ..options };
+        let mut player = trained(options).0.player();
+        let mv = player.try_choose_move(&view, &mut AgentRng::seed_from_u64(seed)).unwrap();
+        (mv, player.last)
+    };
+    let (_, hand) = play(RolloutOptions::default(), 6);
+    for options in [
+        RolloutOptions { value: 1.0, ..RolloutOptions::default() },
+        RolloutOptions { value: 0.5, ..RolloutOptions::default() },
+        RolloutOptions { prior: WorldPrior::Belief, ..RolloutOptions::default() },
+    ] {
+        let (mv, last) = play(options, 6);
+        let (again, repeat) = play(options, 6);
+        assert_eq!((again, &repeat.values), (mv, &last.values), "reproducible under a seed: {options:?}");
+        assert!(last.values != hand.values, "{options:?} changed no value: {:?}", last.values);
+        assert!(last.values.iter().all(|v| (-1.0..=1.0).contains(&v.1)), "{:?}", last.values);
+        assert_eq!(last.worlds, 4);
+        if options.value > 0.0 {
+            assert!(last.positions > hand.positions, "the leaves are read by the network: {last:?}");
+        }
+    }
+    let (mv, last) = play(RolloutOptions { step: Step::Mirror { eta: 1000.0 }, ..RolloutOptions::default() }, 6);
+    let best = last.values.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_eq!(mv, best.0, "a large eta: the best valued, {:?}", last.values);
+    let drawn: std::collections::HashSet<_> = (0..40)
+        .map(|seed| play(RolloutOptions { step: Step::Mirror { eta: 0.0 }, ..RolloutOptions::default() }, seed).0)
+        .collect();
+    assert!(drawn.len() > 1, "eta=0 draws from the policy: {drawn:?}");
 }
 
 /// `reply=T`: the opponent's moves in the rollouts drawn at a temperature
@@ -231,6 +272,16 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     let resolved = named(&RolloutOptions::default(), Naming::Resolved);
     assert_eq!(resolved, "netrollout:x,width=4,worlds=8,horizon=8,margin=0.1,sure=0,reply=0,setup=random");
     assert_eq!(parse(&resolved).unwrap(), RolloutOptions::default());
+    // The search that trusts the heads: named whenever it is asked for.
+    let trusting = "netrollout:x,value=0.5,prior=belief,step=mirror,eta=20";
+    let parsed = parse(trusting).unwrap();
+    assert_eq!((parsed.value, parsed.prior, parsed.step), (0.5, WorldPrior::Belief, Step::Mirror { eta: 20.0 }));
+    assert_eq!(named(&parsed, Naming::Canonical), trusting);
+    assert!(
+        named(&parsed, Naming::Resolved).ends_with("reply=0,value=0.5,prior=belief,step=mirror,eta=20,setup=random")
+    );
+    assert_eq!(parse("netrollout:x,step=mirror").unwrap().step, Step::Mirror { eta: 50.0 }, "Ataraxos' eta");
+    assert_eq!(parse("netrollout:x,step=margin,value=0,prior=counting").unwrap(), RolloutOptions::default());
     bad_options_are_errors(
         "netrollout",
         &[
@@ -248,6 +299,13 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
             ("veto=nan", "bad value `nan` for option `veto`"),
             ("time=0", "bad value `0` for option `time`"),
             ("temperature=1", "player `netrollout` has no option `temperature`"),
+            ("value=1.5", "bad value `1.5` for option `value`"),
+            ("value=nan", "bad value `nan` for option `value`"),
+            ("prior=uniform", "bad value `uniform` for option `prior`: expected counting or belief"),
+            ("step=mmd", "bad value `mmd` for option `step`: expected margin or mirror"),
+            ("eta=10", "eta is the mirror step's: name step=mirror with it"),
+            ("step=mirror,eta=-1", "bad value `-1` for option `eta`"),
+            ("step=mirror,eta=2000", "bad value `2000` for option `eta`"),
         ],
     );
     registry_names_and_load_errors("netrollout", "horizon=4,setup=handcrafted-v2");

@@ -17,6 +17,7 @@
 //! the engine's observation planes.
 
 use rand::seq::SliceRandom;
+use rand::Rng;
 use stratego_engine::{Board, Piece, PieceType, Position, Square, State};
 
 use crate::player::AgentRng;
@@ -84,6 +85,79 @@ pub fn draw_hidden_types(view: &InfoView<'_>, rng: &mut AgentRng) -> Vec<(Square
     movable.shuffle(rng);
     let kinds = immovable.into_iter().chain(movable);
     hidden_unmoved.into_iter().chain(hidden_moved).zip(kinds).collect()
+}
+
+/// How much a draw favours a type for a hidden opponent piece, by the square
+/// it stands on now: any weights `>= 0` (a belief model's probabilities).
+pub type TypeWeights<'a> = &'a dyn Fn(Square, PieceType) -> f64;
+
+/// A type for every hidden opponent piece of `view`, as
+/// [`draw_hidden_types`] but drawn from `weight` instead of uniformly: one
+/// piece at a time in a random order, each a type the view still allows it
+/// with probability proportional to its weight. Allowed: a type not yet
+/// used up by the view's unknown counts, a Bomb or the Flag only on a piece
+/// that never moved, and a movable type on a piece that never moved only
+/// while the pieces that never moved and are not drawn yet can still take
+/// every unknown Bomb and the Flag. So every draw is an army the view
+/// allows, whatever the weights; a piece whose allowed types all weigh 0
+/// (or a weight that is not a number) draws by the counts left. A belief
+/// model's marginals drawn this way are its per-piece beliefs, the counts
+/// keeping the army whole (as a belief network's masked draws do).
+pub fn draw_hidden_types_weighted(
+    view: &InfoView<'_>,
+    weight: TypeWeights<'_>,
+    rng: &mut AgentRng,
+) -> Vec<(Square, PieceType)> {
+    let mut hidden: Vec<(Square, bool)> =
+        view.opponent_pieces().filter(|(_, o)| o.known.is_none()).map(|(sq, o)| (sq, o.moved)).collect();
+    hidden.shuffle(rng);
+    let mut left = view.unknown_opponent_counts();
+    let immovable_left = |left: &[u8; PieceType::COUNT]| {
+        PieceType::ALL.iter().filter(|t| !t.is_movable()).map(|t| left[t.index()] as usize).sum::<usize>()
+    };
+    let mut unmoved_left = hidden.iter().filter(|(_, moved)| !moved).count();
+    let mut drawn = Vec::with_capacity(hidden.len());
+    for (sq, moved) in hidden {
+        if !moved {
+            unmoved_left -= 1;
+        }
+        let room_for_movable = moved || immovable_left(&left) <= unmoved_left;
+        let allowed: Vec<PieceType> = PieceType::ALL
+            .into_iter()
+            .filter(|t| left[t.index()] > 0 && if t.is_movable() { room_for_movable } else { !moved })
+            .collect();
+        assert!(!allowed.is_empty(), "a view from a real game always has a consistent assignment");
+        let weights: Vec<f64> =
+            allowed.iter().map(|&t| weight(sq, t)).map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 }).collect();
+        let total: f64 = weights.iter().sum();
+        let kind = if total > 0.0 {
+            let mut x = rng.random::<f64>() * total;
+            let mut pick = allowed[allowed.len() - 1];
+            for (t, w) in allowed.iter().zip(&weights) {
+                if x < *w {
+                    pick = *t;
+                    break;
+                }
+                x -= w;
+            }
+            pick
+        } else {
+            let counts: Vec<u32> = allowed.iter().map(|t| u32::from(left[t.index()])).collect();
+            let mut x = rng.random_range(0..counts.iter().sum::<u32>());
+            let mut pick = allowed[allowed.len() - 1];
+            for (t, c) in allowed.iter().zip(&counts) {
+                if x < *c {
+                    pick = *t;
+                    break;
+                }
+                x -= c;
+            }
+            pick
+        };
+        left[kind.index()] -= 1;
+        drawn.push((sq, kind));
+    }
+    drawn
 }
 
 /// `state` with the hidden piece on `sq` given type `kind`, the other hidden

@@ -33,7 +33,7 @@
 
 use stratego_engine::{BattleResult, Board, Color, Piece, PieceType, Position, Square, State};
 
-use crate::determinize::draw_hidden_types;
+use crate::determinize::{draw_hidden_types, draw_hidden_types_weighted, TypeWeights};
 use crate::player::AgentRng;
 use crate::view::{Cell, InfoView, PublicPly};
 
@@ -73,13 +73,31 @@ struct Token {
 /// knows, the opponent's hidden types drawn with `rng` (see the module
 /// documentation). Its observation planes equal the true state's.
 pub fn public_replay(view: &InfoView<'_>, rng: &mut AgentRng) -> Result<State, ReconstructError> {
+    rebuild(view, None, rng)
+}
+
+/// [`public_replay`] with the hidden types drawn from `weight`
+/// ([`draw_hidden_types_weighted`]: a belief model's), not the counting prior.
+pub fn public_replay_weighted(
+    view: &InfoView<'_>,
+    weight: TypeWeights<'_>,
+    rng: &mut AgentRng,
+) -> Result<State, ReconstructError> {
+    rebuild(view, Some(weight), rng)
+}
+
+fn rebuild(
+    view: &InfoView<'_>,
+    weight: Option<TypeWeights<'_>>,
+    rng: &mut AgentRng,
+) -> Result<State, ReconstructError> {
     let root = root_tokens(view)?;
     let hidden = root.iter().flatten().any(|t| t.kind.is_none());
     // Without hidden pieces every draw is the same: one attempt decides.
     let attempts = if hidden { ATTEMPTS } else { 1 };
     let mut why = String::new();
     for _ in 0..attempts {
-        match replay(view, &root, rng) {
+        match replay(view, &root, weight, rng) {
             Ok(state) => return Ok(state),
             Err(Failure::Fatal(e)) => return Err(e),
             Err(Failure::Draw(reason)) => why = reason,
@@ -187,9 +205,18 @@ enum Failure {
 }
 
 /// Draws the hidden types, sets up the root and replays the public history.
-fn replay(view: &InfoView<'_>, root: &[Option<Token>; Square::COUNT], rng: &mut AgentRng) -> Result<State, Failure> {
+fn replay(
+    view: &InfoView<'_>,
+    root: &[Option<Token>; Square::COUNT],
+    weight: Option<TypeWeights<'_>>,
+    rng: &mut AgentRng,
+) -> Result<State, Failure> {
     let mut drawn = [None; Square::COUNT];
-    for (sq, kind) in draw_hidden_types(view, rng) {
+    let types = match weight {
+        Some(weight) => draw_hidden_types_weighted(view, weight, rng),
+        None => draw_hidden_types(view, rng),
+    };
+    for (sq, kind) in types {
         drawn[sq.index()] = Some(kind);
     }
     let mut board = Board::default();

@@ -164,3 +164,43 @@ fn views_restricted_to_some_legal_moves_are_rebuilt() {
     foreign.legal_moves.push(illegal);
     assert!(public_replay(&foreign, &mut rng).is_err());
 }
+
+/// Worlds drawn from a belief (`public_replay_weighted`) are games the view
+/// allows whatever the weights (zeros, NaN, a weight on a type the piece
+/// cannot be), with the true planes; and a weight that knows the truth
+/// draws it.
+#[test]
+fn worlds_drawn_from_weights_are_allowed_games_and_follow_the_weights() {
+    use stratego_engine::{PieceType, Square};
+    use stratego_players::reconstruct::public_replay_weighted;
+    for (seed, rules, plies) in
+        [(5, Ruleset::classic(), 120), (9, Ruleset::barrage(), 40), (7, Ruleset::classic(), 200)]
+    {
+        let (state, history) = midgame(seed, rules, plies);
+        let view = InfoView::new(&state, &history);
+        let truth = |sq: Square| state.board()[sq].map(|p| p.kind);
+        let weights: [&dyn Fn(Square, PieceType) -> f64; 4] = [
+            &|_, _| 0.0,
+            &|_, _| f64::NAN,
+            // All mass on the Flag and the Bombs: a moved piece cannot take them.
+            &|_, t| if t.is_movable() { 0.0 } else { 1.0 },
+            &|sq, t| if truth(sq) == Some(t) { 1.0 } else { 1e-9 },
+        ];
+        for (w, weight) in weights.iter().enumerate() {
+            let mut rng = AgentRng::seed_from_u64(seed * 10 + w as u64);
+            let rebuilt = public_replay_weighted(&view, *weight, &mut rng)
+                .unwrap_or_else(|e| panic!("seed {seed}, weights {w}: {e}"));
+            assert!(observe(&rebuilt, Layout::Full) == observe(&state, Layout::Full), "seed {seed}, weights {w}");
+            assert_eq!(rebuilt.legal_moves(), state.legal_moves(), "seed {seed}, weights {w}");
+            let hidden = view.opponent_pieces().filter(|(_, o)| o.known.is_none()).count();
+            assert!(hidden > 5, "seed {seed}: a view with hidden pieces");
+            let right = view
+                .opponent_pieces()
+                .filter(|(sq, o)| o.known.is_none() && rebuilt.board()[*sq].map(|p| p.kind) == truth(*sq))
+                .count();
+            if w == 3 {
+                assert_eq!(right, hidden, "seed {seed}: the weights knew every hidden type");
+            }
+        }
+    }
+}
