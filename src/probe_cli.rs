@@ -38,6 +38,10 @@ pub struct ProbeArgs {
     /// 0): what the heads saw in play.
     #[arg(long)]
     referee_plies: Option<u32>,
+    /// The weight of the belief head in its pool with the counting prior (`prior^(1-W) * head^W`), the same for
+    /// every piece. By default each fold's weights, for moved and unmoved pieces, are fitted on the other fold. [0 to 1]
+    #[arg(long)]
+    pool_weight: Option<f64>,
     /// `cpu` (default), or a GPU backend compiled in.
     #[arg(long, default_value = "cpu")]
     device: String,
@@ -138,7 +142,11 @@ pub fn run(out: &mut impl Write, args: ProbeArgs) -> Result<(), CliError> {
         };
         sets.push((label, load_set(&path, referee)?));
     }
-    let options = ProbeOptions { stride: args.stride, max_positions: args.max_positions };
+    if args.pool_weight.is_some_and(|w| !(0.0..=1.0).contains(&w)) {
+        return Err("--pool-weight must be a number from 0 to 1".into());
+    }
+    let options =
+        ProbeOptions { stride: args.stride, max_positions: args.max_positions, pool_weight: args.pool_weight };
     let mut reports: Vec<(String, ProbeReport)> = Vec::new();
     for (label, games) in sets {
         let (files, games): (Vec<PathBuf>, Vec<ProbeGame>) = games.into_iter().unzip();

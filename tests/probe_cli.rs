@@ -48,10 +48,13 @@ fn probe_scores_the_heads_on_referee_logs_and_lab_records_beside_the_leaf_and_th
             "lab: 4 games",
             "| games | phase | positions | value head log-loss | leaf log-loss | constant log-loss |",
             "| lab | all |",
-            "| games | hidden pieces | count | belief head log-likelihood | on the prior's support | counting prior |",
+            "| games | hidden pieces | count | belief head log-likelihood | on the prior's support | counting prior | pooled (weights) |",
             "| lab | unmoved |",
         ],
     );
+    // Four lab games, two folds: the pool's weights were fitted.
+    let lab_belief = text.lines().find(|l| l.starts_with("| lab | all |") && l.contains("unmoved ")).unwrap();
+    assert!(lab_belief.contains("(moved ") || lab_belief.contains("(unmoved "), "{lab_belief}");
     // One referee log: no other game to fit the leaf's map on.
     let log_row = text.lines().find(|l| l.contains("known-miner.log | all |"));
     assert!(log_row.is_some_and(|row| row.contains("| - |")), "{text}");
@@ -82,6 +85,15 @@ fn probe_scores_the_heads_on_referee_logs_and_lab_records_beside_the_leaf_and_th
     let whole = stratego_ok(&["probe", &net, log.to_str().unwrap(), "--stride", "1"]);
     assert_eq!(positions(&capped), 100, "{capped}");
     assert!(positions(&whole) > 250, "{whole}");
+    // A pool weight of 0 is the counting prior, for every set.
+    let prior_only = stratego_ok(&["probe", &net, &set, "--stride", "2", "--pool-weight", "0"]);
+    let rows: Vec<&str> =
+        prior_only.lines().filter(|l| l.starts_with("| lab |") && l.contains("(moved 0.00/0.00")).collect();
+    assert_eq!(rows.len(), 3, "moved, unmoved and all: {prior_only}");
+    for row in rows {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert!(cells[7].starts_with(cells[6]), "pooled at weight 0 is the prior: {row}");
+    }
     // The report is not overwritten.
     assert_refused(&["probe", &net, &set, "--json", json.to_str().unwrap()], "exists");
 }
@@ -117,6 +129,7 @@ fn probe_refuses_what_is_not_a_finished_game_in_one_line() {
     assert_refused(&["probe", &net, broken.to_str().unwrap()], "broken.log, ply 1:");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--stride", "0"], "at least 1");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--referee-plies", "0"], "at least 1");
+    assert_refused(&["probe", &net, log.to_str().unwrap(), "--pool-weight", "1.5"], "from 0 to 1");
     assert_refused(
         &["probe", dir.join("none.safetensors").to_str().unwrap(), log.to_str().unwrap()],
         "none.safetensors",

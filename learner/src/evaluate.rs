@@ -86,7 +86,7 @@ pub fn evaluate(
             cap_draws: f64::from(capped) / f64::from(summary.games.max(1)),
         });
     }
-    let options = ProbeOptions { stride: 1, max_positions: PROBE_POSITIONS };
+    let options = ProbeOptions { stride: 1, max_positions: PROBE_POSITIONS, pool_weight: None };
     let device = net.devices().into_iter().next().expect("a network has parameters").without_autodiff();
     let probe = match probe(net, meta.layout, meta.rules.piece_set, &device, &games, options) {
         Ok(report) => Some(report),

@@ -20,7 +20,12 @@
 //!   counting prior's support and renormalised, as the searches use it)
 //!   beside the counting prior's, for pieces that have moved and pieces that
 //!   have not. The counting prior knows nothing of how an army is set up or
-//!   played; a belief that beats it has learned something about both.
+//!   played; a belief that beats it has learned something about both. And
+//!   the two **pooled** (a product of experts, `prior^(1-w) · head^w`
+//!   renormalised on the prior's support), the weight w fitted on the other
+//!   fold, for moved and unmoved pieces apart: how much of the head to trust
+//!   where it learned a setup recipe the opponent may not use (w = 0 is the
+//!   prior, w = 1 the head on the support).
 //!
 //! Expected scores and not the three-way outcome: the leaf has no draw
 //! probability, and both must be scored by one rule.
@@ -61,18 +66,21 @@ impl ProbeGame {
 }
 
 /// How many positions to look at.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ProbeOptions {
     /// Every `stride`-th ply of each game (from ply 0); an even stride is
     /// made odd, so that the samples alternate between the sides.
     pub stride: usize,
     /// At most this many positions: the stride grows until the games fit.
     pub max_positions: usize,
+    /// The pool's weight, the same for every piece; `None`: fitted on the
+    /// other fold (see the module documentation).
+    pub pool_weight: Option<f64>,
 }
 
 impl Default for ProbeOptions {
     fn default() -> ProbeOptions {
-        ProbeOptions { stride: 5, max_positions: 20_000 }
+        ProbeOptions { stride: 5, max_positions: 20_000, pool_weight: None }
     }
 }
 
@@ -108,6 +116,12 @@ pub struct BeliefScores {
     /// The same, the head restricted to the counting prior's support.
     pub net_on_support: f64,
     pub counting: f64,
+    /// The pooled belief, its weight fitted on the other fold; `None` when
+    /// one fold has no pieces to fit on.
+    pub pooled: Option<f64>,
+    /// The pool's weights: for fold 0's pieces (fitted on fold 1) and fold
+    /// 1's, each for moved then unmoved pieces (`None`: none to fit on).
+    pub pool_weights: [[Option<f64>; 2]; 2],
 }
 
 /// What the heads know about a set of games.
@@ -163,9 +177,37 @@ struct Position {
 /// One hidden opponent piece's true type, under each model.
 struct Hidden {
     moved: bool,
+    fold: usize,
     net: f64,
     net_on_support: f64,
     counting: f64,
+    /// The true type, the counting prior and the head on the prior's
+    /// support (the pool's ingredients).
+    truth: usize,
+    prior: [f32; PieceType::COUNT],
+    head: [f32; PieceType::COUNT],
+}
+
+/// The pool weights tried when fitting (0, 0.05, ..., 1).
+const POOL_STEPS: usize = 20;
+
+/// The log-likelihood of `h`'s true type under `prior^(1-w) · head^w`
+/// renormalised over the prior's support (a head with no mass there: the prior).
+fn pooled_log_likelihood(h: &Hidden, w: f64) -> f64 {
+    let mut total = 0.0;
+    let mut truth = 0.0;
+    for k in 0..PieceType::COUNT {
+        let c = f64::from(h.prior[k]);
+        if c <= 0.0 {
+            continue;
+        }
+        let x = (c.ln() * (1.0 - w) + f64::from(h.head[k]).max(FLOOR).ln() * w).exp();
+        total += x;
+        if k == h.truth {
+            truth = x;
+        }
+    }
+    ln(truth / total)
 }
 
 /// Inference batch size: large enough to amortise a call, small enough for
@@ -236,7 +278,7 @@ pub fn probe(
         positions: positions.len(),
         stride,
         value: value_scores(&positions),
-        belief: belief_scores(&hidden),
+        belief: belief_scores(&hidden, options.pool_weight),
     })
 }
 
@@ -275,11 +317,24 @@ fn score_batch(
             let support: f64 =
                 PieceType::ALL.iter().filter(|k| counting[k.index()] > 0.0).map(|k| f64::from(belief[k.index()])).sum();
             let on_support = if support > 0.0 { f64::from(belief[t]) / support } else { f64::from(counting[t]) };
+            let head: [f32; PieceType::COUNT] = std::array::from_fn(|k| {
+                if counting[k] <= 0.0 {
+                    0.0
+                } else if support > 0.0 {
+                    (f64::from(belief[k]) / support) as f32
+                } else {
+                    counting[k]
+                }
+            });
             hidden.push(Hidden {
                 moved: piece.moved,
+                fold,
                 net: ln(f64::from(belief[t])),
                 net_on_support: ln(on_support),
                 counting: ln(f64::from(counting[t])),
+                truth: t,
+                prior: *counting,
+                head,
             });
         }
     }
@@ -370,15 +425,44 @@ fn value_scores(positions: &[Position]) -> Vec<ValueScores> {
     rows
 }
 
-fn belief_scores(hidden: &[Hidden]) -> Vec<BeliefScores> {
+fn belief_scores(hidden: &[Hidden], pool_weight: Option<f64>) -> Vec<BeliefScores> {
+    // The pool's weight for each fold and kind of piece: the one given, or
+    // fitted on the other fold's pieces of that kind (the best of a grid;
+    // ties to the lower weight).
+    let fit = |fold: usize, moved: bool| -> Option<f64> {
+        if pool_weight.is_some() {
+            return pool_weight;
+        }
+        let train: Vec<&Hidden> = hidden.iter().filter(|h| h.fold != fold && h.moved == moved).collect();
+        if train.is_empty() {
+            return None;
+        }
+        let score = |w: f64| train.iter().map(|h| pooled_log_likelihood(h, w)).sum::<f64>();
+        let grid = (0..=POOL_STEPS).map(|i| i as f64 / POOL_STEPS as f64);
+        grid.map(|w| (w, score(w)))
+            .fold(None, |best: Option<(f64, f64)>, (w, s)| match best {
+                Some((_, b)) if b >= s => best,
+                _ => Some((w, s)),
+            })
+            .map(|(w, _)| w)
+    };
+    let weights = [[fit(0, true), fit(0, false)], [fit(1, true), fit(1, false)]];
+    let weight = |h: &Hidden| weights[h.fold][usize::from(!h.moved)];
     let score = |name: &str, group: Vec<&Hidden>| {
         let n = group.len().max(1) as f64;
+        let pooled = group
+            .iter()
+            .map(|h| weight(h).map(|w| pooled_log_likelihood(h, w)))
+            .sum::<Option<f64>>()
+            .map(|total| total / n);
         BeliefScores {
             pieces: name.to_string(),
             count: group.len(),
             net: group.iter().map(|h| h.net).sum::<f64>() / n,
             net_on_support: group.iter().map(|h| h.net_on_support).sum::<f64>() / n,
             counting: group.iter().map(|h| h.counting).sum::<f64>() / n,
+            pooled: pooled.filter(|_| !group.is_empty()),
+            pool_weights: weights,
         }
     };
     vec![
@@ -411,13 +495,26 @@ pub fn markdown(reports: &[(String, ProbeReport)]) -> String {
         }
     }
     text.push_str(
-        "\n| games | hidden pieces | count | belief head log-likelihood | on the prior's support | counting prior |\n\
-         |---|---|---|---|---|---|\n",
+        "\n| games | hidden pieces | count | belief head log-likelihood | on the prior's support | counting prior | pooled (weights) |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for (label, r) in reports {
         for b in &r.belief {
+            // The weights as `moved w0/w1, unmoved w0/w1` (by fold).
+            let kinds: Vec<String> = ["moved", "unmoved"]
+                .iter()
+                .enumerate()
+                .filter_map(|(k, name)| {
+                    let [a, b] = [b.pool_weights[0][k]?, b.pool_weights[1][k]?];
+                    Some(format!("{name} {a:.2}/{b:.2}"))
+                })
+                .collect();
+            let pooled = match b.pooled {
+                Some(p) => format!("{p:.3} ({})", kinds.join(", ")),
+                None => "-".into(),
+            };
             text.push_str(&format!(
-                "| {label} | {} | {} | {:.3} | {:.3} | {:.3} |\n",
+                "| {label} | {} | {} | {:.3} | {:.3} | {:.3} | {pooled} |\n",
                 b.pieces, b.count, b.net, b.net_on_support, b.counting
             ));
         }
@@ -539,7 +636,7 @@ mod tests {
             PieceSet::Classic,
             &device,
             &games,
-            ProbeOptions { stride: 1, max_positions: 1_000 },
+            ProbeOptions { stride: 1, max_positions: 1_000, pool_weight: None },
         )
         .unwrap();
         assert!(report.positions > BATCH, "{} positions", report.positions);
@@ -584,6 +681,47 @@ mod tests {
         assert!((b.counting - counting / pieces as f64).abs() < 1e-6);
     }
 
+    /// The pool by hand: weight 0 is the counting prior, weight 1 the head on
+    /// the prior's support; between, the normalised geometric mean. The
+    /// fitted pool is never below the prior or the head on its support by
+    /// more than the fold's difference can make (here both folds agree, so
+    /// it is at least the better of the two).
+    #[test]
+    fn the_pool_runs_from_the_prior_to_the_head_and_its_fit_takes_the_better() {
+        let mut prior = [0.0f32; PieceType::COUNT];
+        let mut head = [0.0f32; PieceType::COUNT];
+        prior[..3].copy_from_slice(&[0.5, 0.25, 0.25]);
+        head[..3].copy_from_slice(&[0.2, 0.6, 0.2]);
+        let h = |truth, fold| Hidden {
+            moved: true,
+            fold,
+            net: 0.0,
+            net_on_support: ln(f64::from(head[truth])),
+            counting: ln(f64::from(prior[truth])),
+            truth,
+            prior,
+            head,
+        };
+        assert!((pooled_log_likelihood(&h(1, 0), 0.0) - 0.25f64.ln()).abs() < 1e-9);
+        assert!((pooled_log_likelihood(&h(1, 0), 1.0) - 0.6f64.ln()).abs() < 1e-6);
+        let g = |c: f64, x: f64| (c * x).sqrt();
+        let half = g(0.25, 0.6) / (g(0.5, 0.2) + g(0.25, 0.6) + g(0.25, 0.2));
+        assert!((pooled_log_likelihood(&h(1, 0), 0.5) - half.ln()).abs() < 1e-6);
+        // Truths drawn as the head says, in both folds: the fit trusts the head.
+        let pieces: Vec<Hidden> =
+            (0..2).flat_map(|fold| [0, 1, 1, 1, 2].into_iter().map(move |t| (t, fold))).map(|(t, f)| h(t, f)).collect();
+        let all = &belief_scores(&pieces, None)[2];
+        assert!(all.pooled.unwrap() >= all.net_on_support.max(all.counting) - 1e-6, "{all:?}");
+        assert_eq!(all.pool_weights, [[Some(1.0), None], [Some(1.0), None]], "moved pieces only");
+        // One fold only: nothing to fit on.
+        let one: Vec<Hidden> = [0, 1, 2].into_iter().map(|t| h(t, 0)).collect();
+        assert_eq!(belief_scores(&one, None)[2].pooled, None);
+        // A weight given: used for every piece, no fit needed.
+        let fixed = &belief_scores(&one, Some(0.0))[2];
+        assert!((fixed.pooled.unwrap() - fixed.counting).abs() < 1e-9, "{fixed:?}");
+        assert_eq!(fixed.pool_weights, [[Some(0.0); 2]; 2]);
+    }
+
     #[test]
     fn one_game_has_no_other_fold_to_fit_the_leaf_on() {
         let (net, device) = tiny();
@@ -604,7 +742,7 @@ mod tests {
             PieceSet::Classic,
             &device,
             &games,
-            ProbeOptions { stride: 1, max_positions: 50 },
+            ProbeOptions { stride: 1, max_positions: 50, pool_weight: None },
         )
         .unwrap();
         assert!(report.positions <= 50 + games.len() && report.stride == plies.div_ceil(50) | 1, "{report:?}");
