@@ -84,6 +84,7 @@ use stratego_model::{choose_action, infer, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
 use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
+use crate::search::ChancePrior;
 use crate::{Network, NetworkFactory, NetworkPlayerKind};
 
 /// The most positions one inference call reads.
@@ -129,23 +130,15 @@ pub struct RolloutOptions {
     /// The weight of the value head in a rollout's leaf (0: the hand-written
     /// leaf alone, 1: the value head alone; between, the blend).
     pub value: f64,
-    /// What the worlds' hidden types are drawn from.
-    pub prior: WorldPrior,
+    /// What the worlds' hidden types are drawn from (`Belief`: the belief
+    /// head at the root, one hidden piece at a time, the counts keeping the
+    /// army whole: `public_replay_weighted`).
+    pub prior: ChancePrior,
     /// How the rollouts' values choose the move.
     pub step: Step,
     /// A wall-clock limit per decision (makes play depend on the machine).
     pub time: Option<Duration>,
     pub setup: SetupPolicy,
-}
-
-/// What a world's hidden opponent types are drawn from.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum WorldPrior {
-    /// The counting prior (`public_replay`).
-    Counting,
-    /// The network's belief head at the root, one hidden piece at a time,
-    /// the counts keeping the army whole (`public_replay_weighted`).
-    Belief,
 }
 
 /// How the candidates' values choose the move.
@@ -179,7 +172,7 @@ impl Default for RolloutOptions {
             reply: 0.0,
             veto: None,
             value: 0.0,
-            prior: WorldPrior::Counting,
+            prior: ChancePrior::Counting,
             step: Step::Margin,
             time: None,
             setup: SetupPolicy::Random,
@@ -246,9 +239,8 @@ impl RolloutOptions {
             },
             value: number("value", d.value, 1.0)?,
             prior: match spec.option("prior") {
-                None | Some("counting") => WorldPrior::Counting,
-                Some("belief") => WorldPrior::Belief,
-                Some(other) => return Err(SpecError::bad_value("prior", other, "expected counting or belief")),
+                None => d.prior,
+                Some(text) => text.parse().map_err(|why| SpecError::bad_value("prior", text, why))?,
             },
             step: {
                 let eta = number("eta", MMD_ETA, 1000.0)?;
@@ -269,15 +261,6 @@ impl RolloutOptions {
             time,
             setup: spec.setup()?,
         })
-    }
-}
-
-impl WorldPrior {
-    pub fn name(self) -> &'static str {
-        match self {
-            WorldPrior::Counting => "counting",
-            WorldPrior::Belief => "belief",
-        }
     }
 }
 
@@ -323,7 +306,7 @@ impl NetworkPlayerKind for RolloutOptions {
             // Named only when not the default, as a veto: the players
             // registered before these options keep their resolved names.
             .with_default(Naming::Canonical, "value", self.value, d.value)
-            .with_default(Naming::Canonical, "prior", self.prior.name(), d.prior.name())
+            .with_default(Naming::Canonical, "prior", self.prior, d.prior)
             .with_default(Naming::Canonical, "step", self.step.name(), d.step.name())
             .with_some("eta", self.step.eta())
             .with_some("time", self.time.map(|t| t.as_millis()))
@@ -486,15 +469,15 @@ impl RolloutPlayer {
         let draw_world = |rng: &mut AgentRng| {
             let mut world_rng = AgentRng::seed_from_u64(rng.random());
             match self.options.prior {
-                WorldPrior::Counting => public_replay(view, &mut world_rng),
-                WorldPrior::Belief => public_replay_weighted(view, &belief, &mut world_rng),
+                ChancePrior::Counting => public_replay(view, &mut world_rng),
+                ChancePrior::Belief => public_replay_weighted(view, &belief, &mut world_rng),
             }
             .map_err(rebuilt)
         };
         // With the belief the first world is drawn again, from it.
         let first = match self.options.prior {
-            WorldPrior::Counting => first,
-            WorldPrior::Belief => draw_world(rng)?,
+            ChancePrior::Counting => first,
+            ChancePrior::Belief => draw_world(rng)?,
         };
         let prior = |mv: &Move| mv.to_action(me).map_or(0.0, |a| root.policy[a as usize]);
         let mut candidates = view.legal_moves.clone();

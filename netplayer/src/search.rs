@@ -86,7 +86,8 @@ use crate::{Network, NetworkFactory, NetworkPlayerKind};
 /// checked between calls).
 pub const CHUNK: usize = 64;
 
-/// Where the probabilities of a hidden piece's types come from at chance nodes.
+/// Where the probabilities of a hidden piece's types come from: at this
+/// search's chance nodes, and in `netrollout`'s worlds (`prior=`).
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 pub enum ChancePrior {
     /// The network's belief head, restricted to the counting prior's support.
@@ -94,6 +95,18 @@ pub enum ChancePrior {
     Belief,
     /// The counting prior alone.
     Counting,
+}
+
+impl std::str::FromStr for ChancePrior {
+    type Err = &'static str;
+
+    fn from_str(text: &str) -> Result<ChancePrior, &'static str> {
+        match text {
+            "belief" => Ok(ChancePrior::Belief),
+            "counting" => Ok(ChancePrior::Counting),
+            _ => Err("expected belief or counting"),
+        }
+    }
 }
 
 impl std::fmt::Display for ChancePrior {
@@ -174,13 +187,7 @@ impl SearchOptions {
                 "depth" => parsed.depth = count(1, 2)? as u32,
                 "replies" => parsed.replies = count(1, 64)? as usize,
                 "time" => parsed.time = Some(Duration::from_millis(count(1, 3_600_000)?)),
-                "prior" => {
-                    parsed.prior = match value.as_str() {
-                        "belief" => ChancePrior::Belief,
-                        "counting" => ChancePrior::Counting,
-                        _ => return Err(bad("expected belief or counting")),
-                    }
-                }
+                "prior" => parsed.prior = value.parse().map_err(bad)?,
                 "mix" => {
                     parsed.mix = value
                         .parse::<f64>()

@@ -9,7 +9,8 @@ use std::time::Duration;
 use rand::SeedableRng;
 use stratego_engine::Ruleset;
 use stratego_model::device;
-use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, Step, WorldPrior};
+use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, Step};
+use stratego_netplayer::search::ChancePrior;
 use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::InfoView;
 use stratego_players::{AgentRng, Naming, PlayerSpec};
@@ -122,7 +123,7 @@ fn the_value_head_the_belief_and_the_mirror_step_change_the_search_reproducibly(
     for options in [
         RolloutOptions { value: 1.0, ..RolloutOptions::default() },
         RolloutOptions { value: 0.5, ..RolloutOptions::default() },
-        RolloutOptions { prior: WorldPrior::Belief, ..RolloutOptions::default() },
+        RolloutOptions { prior: ChancePrior::Belief, ..RolloutOptions::default() },
     ] {
         let (mv, last) = play(options, 6);
         let (again, repeat) = play(options, 6);
@@ -275,7 +276,7 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     // The search that trusts the heads: named whenever it is asked for.
     let trusting = "netrollout:x,value=0.5,prior=belief,step=mirror,eta=20";
     let parsed = parse(trusting).unwrap();
-    assert_eq!((parsed.value, parsed.prior, parsed.step), (0.5, WorldPrior::Belief, Step::Mirror { eta: 20.0 }));
+    assert_eq!((parsed.value, parsed.prior, parsed.step), (0.5, ChancePrior::Belief, Step::Mirror { eta: 20.0 }));
     assert_eq!(named(&parsed, Naming::Canonical), trusting);
     assert!(
         named(&parsed, Naming::Resolved).ends_with("reply=0,value=0.5,prior=belief,step=mirror,eta=20,setup=random")
@@ -301,7 +302,7 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
             ("temperature=1", "player `netrollout` has no option `temperature`"),
             ("value=1.5", "bad value `1.5` for option `value`"),
             ("value=nan", "bad value `nan` for option `value`"),
-            ("prior=uniform", "bad value `uniform` for option `prior`: expected counting or belief"),
+            ("prior=uniform", "bad value `uniform` for option `prior`: expected belief or counting"),
             ("step=mmd", "bad value `mmd` for option `step`: expected margin or mirror"),
             ("eta=10", "eta is the mirror step's: name step=mirror with it"),
             ("step=mirror,eta=-1", "bad value `-1` for option `eta`"),
