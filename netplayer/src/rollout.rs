@@ -386,6 +386,25 @@ fn run(network: &Network, states: &[&State]) -> Result<Inference, String> {
     infer(&network.net, network.layout, &planes, &legal, &network.device).map_err(|e| e.to_string())
 }
 
+/// The network's output on every unfinished rollout, one inference call a
+/// [`CHUNK`]: each call's rollout indices beside its output (none when every
+/// rollout has finished).
+fn read_live(
+    network: &Network,
+    rollouts: &[State],
+    stats: &mut RolloutStats,
+) -> Result<Vec<(Vec<usize>, Inference)>, String> {
+    let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
+    let mut batches = Vec::with_capacity(live.len().div_ceil(CHUNK));
+    for chunk in live.chunks(CHUNK) {
+        let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
+        batches.push((chunk.to_vec(), run(network, &states)?));
+        stats.positions += chunk.len();
+        stats.calls += 1;
+    }
+    Ok(batches)
+}
+
 /// The standard error of the mean of candidate `c`'s world-by-world gain
 /// over the favourite (candidate 0) in `leaves` (world by world, `n`
 /// candidates each; the worlds are shared, so the gains are paired);
@@ -614,15 +633,11 @@ impl RolloutPlayer {
             if deadline.is_some_and(|d| ply_start + last_ply >= d) {
                 return Ok((self.leaves(network, me, &rollouts, stats)?, false));
             }
-            let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
-            if live.is_empty() {
+            let batches = read_live(network, &rollouts, stats)?;
+            if batches.is_empty() {
                 break;
             }
-            for chunk in live.chunks(CHUNK) {
-                let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
-                let out = run(network, &states)?;
-                stats.positions += states.len();
-                stats.calls += 1;
+            for (chunk, out) in batches {
                 for (k, &i) in chunk.iter().enumerate() {
                     let temperature = if rollouts[i].to_move() == me { 0.0 } else { self.options.reply };
                     let mv = policy_move(&rollouts[i], out.policy_of(k), temperature, &mut draws[i])?;
@@ -650,12 +665,7 @@ impl RolloutPlayer {
         if w == 0.0 {
             return Ok(leaves);
         }
-        let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
-        for chunk in live.chunks(CHUNK) {
-            let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
-            let out = run(network, &states)?;
-            stats.positions += states.len();
-            stats.calls += 1;
+        for (chunk, out) in read_live(network, rollouts, stats)? {
             for (k, &i) in chunk.iter().enumerate() {
                 // The head speaks for the side to move.
                 let head = f64::from(out.value[k]);

@@ -129,31 +129,21 @@ pub fn draw_hidden_types_weighted(
         assert!(!allowed.is_empty(), "a view from a real game always has a consistent assignment");
         let weights: Vec<f64> =
             allowed.iter().map(|&t| weight(sq, t)).map(|w| if w.is_finite() && w > 0.0 { w } else { 0.0 }).collect();
-        let total: f64 = weights.iter().sum();
-        let kind = if total > 0.0 {
-            let mut x = rng.random::<f64>() * total;
-            let mut pick = allowed[allowed.len() - 1];
-            for (t, w) in allowed.iter().zip(&weights) {
-                if x < *w {
-                    pick = *t;
-                    break;
-                }
-                x -= w;
-            }
-            pick
+        // No weight for any allowed type: the counts left decide.
+        let weights: Vec<f64> = if weights.iter().sum::<f64>() > 0.0 {
+            weights
         } else {
-            let counts: Vec<u32> = allowed.iter().map(|t| u32::from(left[t.index()])).collect();
-            let mut x = rng.random_range(0..counts.iter().sum::<u32>());
-            let mut pick = allowed[allowed.len() - 1];
-            for (t, c) in allowed.iter().zip(&counts) {
-                if x < *c {
-                    pick = *t;
-                    break;
-                }
-                x -= c;
-            }
-            pick
+            allowed.iter().map(|t| f64::from(left[t.index()])).collect()
         };
+        let mut x = rng.random::<f64>() * weights.iter().sum::<f64>();
+        let mut kind = allowed[allowed.len() - 1];
+        for (t, w) in allowed.iter().zip(&weights) {
+            if x < *w {
+                kind = *t;
+                break;
+            }
+            x -= w;
+        }
         left[kind.index()] -= 1;
         drawn.push((sq, kind));
     }
