@@ -104,7 +104,7 @@ fn every_player_kind_resolves_to_a_name_of_all_its_options() {
         let resolved: PlayerSpec = factory.resolved_name().parse().unwrap();
         let unnamed = |key: &str| {
             ["time", "veto", "defend"].contains(&key)
-                || (entry.name == "netrollout" && ["value", "prior", "step", "eta"].contains(&key))
+                || (entry.name == "netrollout" && ["value", "prior", "pool", "step", "eta"].contains(&key))
         };
         for key in option_keys(entry.options).into_iter().filter(|key| !unnamed(key)) {
             assert!(

@@ -1,6 +1,6 @@
 //! A network checkpoint that looks ahead by playing itself:
 //! `netrollout:PATH[,width=K][,worlds=N][,horizon=H][,margin=M][,sure=Z][,reply=T][,veto=M]
-//! [,value=W][,prior=counting|belief][,step=margin|mirror][,eta=E][,time=MS][,setup=S]`.
+//! [,value=W][,prior=counting|belief][,pool=W][,step=margin|mirror][,eta=E][,time=MS][,setup=S]`.
 //!
 //! The bare `net:` player plays its policy's favourite. This player asks,
 //! before it does, what happens next if both sides go on playing that
@@ -20,7 +20,8 @@
 //!   different draws). With `prior=belief` the hidden types are drawn from
 //!   the network's belief head at the root instead, one piece at a time, the
 //!   unknown counts keeping each world an army the view allows
-//!   ([`public_replay_weighted`]).
+//!   ([`public_replay_weighted`]); with `pool=W` from the head pooled with
+//!   the counting prior, `prior^(1-W) · head^W`.
 //! - **Rollouts.** In each world each candidate is played, then both sides
 //!   play the network's most likely move for `horizon` plies, all rollouts
 //!   in step: one batched inference per ply (at most [`CHUNK`] positions a
@@ -79,7 +80,7 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
-use stratego_engine::{observe, Color, Move, PieceSet, PieceType, Setup, Square, State};
+use stratego_engine::{observe, Color, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
 use stratego_model::{choose_action, infer, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
 use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
@@ -134,6 +135,11 @@ pub struct RolloutOptions {
     /// head at the root, one hidden piece at a time, the counts keeping the
     /// army whole: `public_replay_weighted`).
     pub prior: ChancePrior,
+    /// With the belief's worlds, the head's weight in its pool with the
+    /// counting prior, `prior^(1-pool) · head^pool` (1: the head alone; the
+    /// probe's pooled belief: EVALUATION.md, "The belief pooled with the
+    /// counting prior").
+    pub pool: f64,
     /// How the rollouts' values choose the move.
     pub step: Step,
     /// A wall-clock limit per decision (makes play depend on the machine).
@@ -173,6 +179,7 @@ impl Default for RolloutOptions {
             veto: None,
             value: 0.0,
             prior: ChancePrior::Counting,
+            pool: 1.0,
             step: Step::Margin,
             time: None,
             setup: SetupPolicy::Random,
@@ -189,7 +196,8 @@ pub const ROLLOUT_OPTIONS: &str = concat!(
      default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
      most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
      more than M below the best; default off), value=W (0-1, the value head's weight in a rollout's leaf beside \
-     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), \
+     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), pool=W (0-1, with prior=belief the \
+     head's weight in its pool with the counting prior, default 1: the head alone), \
      step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent step \
      drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50), time=MS (a clock per decision; none by default: fixed size, \
      reproducible), ",
@@ -241,6 +249,12 @@ impl RolloutOptions {
             prior: match spec.option("prior") {
                 None => d.prior,
                 Some(text) => text.parse().map_err(|why| SpecError::bad_value("prior", text, why))?,
+            },
+            pool: match spec.option("pool") {
+                Some(text) if spec.option("prior") != Some("belief") => {
+                    return Err(SpecError::bad_value("pool", text, "pool is the belief's: name prior=belief with it"))
+                }
+                _ => number("pool", d.pool, 1.0)?,
             },
             step: {
                 let eta = number("eta", MMD_ETA, 1000.0)?;
@@ -307,6 +321,7 @@ impl NetworkPlayerKind for RolloutOptions {
             // registered before these options keep their resolved names.
             .with_default(Naming::Canonical, "value", self.value, d.value)
             .with_default(Naming::Canonical, "prior", self.prior, d.prior)
+            .with_default(Naming::Canonical, "pool", self.pool, d.pool)
             .with_default(Naming::Canonical, "step", self.step.name(), d.step.name())
             .with_some("eta", self.step.eta())
             .with_some("time", self.time.map(|t| t.as_millis()))
@@ -484,7 +499,22 @@ impl RolloutPlayer {
         let root = run(&network, &[&first])?;
         stats.positions += 1;
         stats.calls += 1;
-        let belief = |sq: Square, t: PieceType| f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
+        // The belief, pooled with the counting prior by `pool` (the prior
+        // is public: any rebuilt world gives the same).
+        let counting = CountingPrior::new(&first, me);
+        let board = first.board().clone();
+        let pool = self.options.pool;
+        let belief = |sq: Square, t: PieceType| {
+            let head = f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
+            if pool == 1.0 {
+                return head;
+            }
+            let prior = board[sq].map_or(0.0, |piece| f64::from(counting.of(&piece)[t.index()]));
+            if prior <= 0.0 {
+                return 0.0;
+            }
+            (prior.ln() * (1.0 - pool) + head.max(1e-30).ln() * pool).exp()
+        };
         let draw_world = |rng: &mut AgentRng| {
             let mut world_rng = AgentRng::seed_from_u64(rng.random());
             match self.options.prior {

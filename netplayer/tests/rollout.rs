@@ -124,6 +124,7 @@ fn the_value_head_the_belief_and_the_mirror_step_change_the_search_reproducibly(
         RolloutOptions { value: 1.0, ..RolloutOptions::default() },
         RolloutOptions { value: 0.5, ..RolloutOptions::default() },
         RolloutOptions { prior: ChancePrior::Belief, ..RolloutOptions::default() },
+        RolloutOptions { prior: ChancePrior::Belief, pool: 0.5, ..RolloutOptions::default() },
     ] {
         let (mv, last) = play(options, 6);
         let (again, repeat) = play(options, 6);
@@ -283,6 +284,9 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
     );
     assert_eq!(parse("netrollout:x,step=mirror").unwrap().step, Step::Mirror { eta: 50.0 }, "Ataraxos' eta");
     assert_eq!(parse("netrollout:x,step=margin,value=0,prior=counting").unwrap(), RolloutOptions::default());
+    let pooled = parse("netrollout:x,prior=belief,pool=0.25").unwrap();
+    assert_eq!((pooled.prior, pooled.pool), (ChancePrior::Belief, 0.25));
+    assert_eq!(named(&pooled, Naming::Canonical), "netrollout:x,prior=belief,pool=0.25");
     bad_options_are_errors(
         "netrollout",
         &[
@@ -305,6 +309,8 @@ fn options_parse_canonically_and_bad_ones_are_errors() {
             ("prior=uniform", "bad value `uniform` for option `prior`: expected belief or counting"),
             ("step=mmd", "bad value `mmd` for option `step`: expected margin or mirror"),
             ("eta=10", "eta is the mirror step's: name step=mirror with it"),
+            ("pool=0.5", "pool is the belief's: name prior=belief with it"),
+            ("prior=belief,pool=2", "bad value `2` for option `pool`"),
             ("step=mirror,eta=-1", "bad value `-1` for option `eta`"),
             ("step=mirror,eta=2000", "bad value `2000` for option `eta`"),
         ],
