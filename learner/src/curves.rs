@@ -140,6 +140,7 @@ pub fn draw_network_curves(root: &Path) -> Result<Option<PathBuf>, TrainError> {
             series: vec![
                 metrics.series(probe_tags::BELIEF_LOG_LIKELIHOOD, "belief head"),
                 metrics.series(probe_tags::COUNTING_LOG_LIKELIHOOD, "counting prior"),
+                metrics.series(probe_tags::POOLED_LOG_LIKELIHOOD, "the two pooled"),
             ],
             ..Panel::default()
         },

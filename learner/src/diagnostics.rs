@@ -431,10 +431,11 @@ pub mod probe_tags {
     pub const LEAF_BRIER: &str = "probe/leaf_brier";
     pub const BELIEF_LOG_LIKELIHOOD: &str = "probe/belief_log_likelihood";
     pub const COUNTING_LOG_LIKELIHOOD: &str = "probe/counting_log_likelihood";
+    pub const POOLED_LOG_LIKELIHOOD: &str = "probe/pooled_log_likelihood";
 
     /// Every probe tag with its description and what it averages over, in
     /// the order of the docs.
-    pub const TABLE: [(&str, &str, &str); 6] = [
+    pub const TABLE: [(&str, &str, &str); 7] = [
         (
             VALUE_LOG_LOSS,
             "the value head's expected score (P(win) + P(draw) / 2) against each evaluation game's result for the \
@@ -456,6 +457,12 @@ pub mod probe_tags {
             PIECES,
         ),
         (COUNTING_LOG_LIKELIHOOD, "the same under the counting prior: the belief head must get above it", PIECES),
+        (
+            POOLED_LOG_LIKELIHOOD,
+            "the same under the belief head pooled with the counting prior (`prior^(1-w) * head^w`, w fitted on the \
+             other half of the games for moved and unmoved pieces): how much of the head is worth trusting",
+            PIECES,
+        ),
     ];
 
     const POSITIONS: &str = "mean over the positions";

@@ -122,6 +122,11 @@ mod tests {
         let (value, belief) = (report.all(), report.all_pieces());
         assert!(value.net_log_loss > 0.0 && value.leaf_log_loss.is_some_and(|l| l > 0.0), "{value:?}");
         assert!(belief.count > 0 && belief.net < 0.0 && belief.counting < 0.0, "{belief:?}");
+        // Every probe tag is logged from these games (the pool fitted on two folds).
+        let logged = crate::probe::scalars(&report);
+        for (tag, _, _) in crate::diagnostics::probe_tags::TABLE {
+            assert!(logged.get(tag).is_some_and(|x| x.is_finite()), "{tag} in {logged:?}");
+        }
         let scores = evaluation.scores;
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);
         for s in &scores {

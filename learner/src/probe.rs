@@ -536,6 +536,9 @@ pub fn scalars(report: &ProbeReport) -> BTreeMap<&'static str, f64> {
     }
     out.insert(tag::BELIEF_LOG_LIKELIHOOD, pieces.net_on_support);
     out.insert(tag::COUNTING_LOG_LIKELIHOOD, pieces.counting);
+    if let Some(pooled) = pieces.pooled {
+        out.insert(tag::POOLED_LOG_LIKELIHOOD, pooled);
+    }
     out
 }
 
