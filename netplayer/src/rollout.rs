@@ -500,15 +500,14 @@ impl RolloutPlayer {
         stats.positions += 1;
         stats.calls += 1;
         // The belief, pooled with the counting prior by `pool` (the prior
-        // is public: any rebuilt world gives the same).
-        let counting = CountingPrior::new(&first, me);
-        let board = first.board().clone();
+        // is public: any rebuilt world gives the same). Built only for a
+        // pool: the other players' decisions do not pay for it.
         let pool = self.options.pool;
+        let pooled = (self.options.prior == ChancePrior::Belief && pool < 1.0)
+            .then(|| (CountingPrior::new(&first, me), first.board().clone()));
         let belief = |sq: Square, t: PieceType| {
             let head = f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
-            if pool == 1.0 {
-                return head;
-            }
+            let Some((counting, board)) = &pooled else { return head };
             let prior = board[sq].map_or(0.0, |piece| f64::from(counting.of(&piece)[t.index()]));
             if prior <= 0.0 {
                 return 0.0;
