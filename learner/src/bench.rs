@@ -74,7 +74,7 @@ pub fn bench(config: &TrainConfig, device_name: &str, seconds: f64) -> Result<Pi
         if start.elapsed().as_secs_f64() >= seconds {
             break;
         }
-        let batch = encode(&collected, &minibatch, layout)?;
+        let batch = encode(&collected, &minibatch, layout, learner.leaf_target)?;
         let (stepped, step_sums) = sgd_step(net, &mut optimizer, &batch, tau, lr, &learner, &device);
         net = stepped;
         sums = Some(match sums {

@@ -242,6 +242,11 @@ pub struct LearnerConfig {
     pub epochs: usize,
     /// TD(lambda) of the win/draw/loss value targets.
     pub td_lambda: f32,
+    /// The hand-written leaf's share of every value target, in [0, 1], in
+    /// the warm start and in RL (`targets::with_leaf`: distillation from
+    /// the leaf that `netrollout` scores with). 0, the default, is the
+    /// results alone.
+    pub leaf_target: f32,
     /// GAE lambda of the advantages on P(win) - P(loss) + draw_score P(draw).
     pub gae_lambda: f32,
     /// The worth of a draw to both players in the advantages, in [-1, 1] (a
@@ -416,6 +421,7 @@ impl Default for LearnerConfig {
             minibatch: 400,
             epochs: 1,
             td_lambda: 0.8,
+            leaf_target: 0.0,
             gae_lambda: 0.5,
             draw_score: 0.0,
             keep_quantile: 0.75,
@@ -675,6 +681,7 @@ impl TrainConfig {
         let score: Range = (|v| (-1.0..=1.0).contains(&v), "is not in [-1, 1]");
         let ranges = [
             ("learner.td_lambda", l.td_lambda, unit),
+            ("learner.leaf_target", l.leaf_target, unit),
             ("learner.draw_score", l.draw_score, score),
             ("learner.gae_lambda", l.gae_lambda, unit),
             ("learner.keep_quantile", l.keep_quantile, unit),

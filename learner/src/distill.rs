@@ -58,9 +58,9 @@ use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
 use crate::objective::{heads, Terms};
 use crate::run::RunDir;
-use crate::samples::{by_game, encode_state, replay_at, Batch, Encoded};
+use crate::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
 use crate::step::{imitation_step, optimizer, DeviceSums};
-use crate::targets::{result_for, result_index};
+use crate::targets::{result_for, result_index, with_leaf};
 use crate::train::setup_source;
 use crate::TrainError;
 
@@ -177,18 +177,26 @@ pub fn play_teacher_games(
 /// games in parallel) into one minibatch: planes, legal masks, the teacher's
 /// actions, the one-hot results as value targets, belief targets and the
 /// counting prior's fit. The RL-only fields (behaviour, magnet, advantages)
-/// stay empty.
-pub fn encode_decisions(games: &[TeacherGame], picks: &[Decision], layout: Layout) -> Result<Batch, TrainError> {
+/// stay empty. The value targets take the leaf's share `leaf_target`
+/// (`learner.leaf_target`, `targets::with_leaf`).
+pub fn encode_decisions(
+    games: &[TeacherGame],
+    picks: &[Decision],
+    layout: Layout,
+    leaf_target: f32,
+) -> Result<Batch, TrainError> {
     let at: Vec<(usize, usize)> = picks.iter().map(|p| (p.game as usize, p.ply as usize)).collect();
-    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout))?;
+    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout, leaf_target))?;
     let mut batch = Batch { size: picks.len(), ..Batch::default() };
-    for (pick, EncodedDecision { encoded: e, legal, action }) in picks.iter().zip(encoded) {
+    for (pick, EncodedDecision { encoded: e, legal, action, leaf }) in picks.iter().zip(encoded) {
         let game = &games[pick.game as usize];
         let mover = TeacherGame::mover(pick.ply as usize);
         batch.push_encoded(&e);
         batch.legal.extend_from_slice(&legal);
         batch.actions.push(action);
-        batch.value_targets.extend_from_slice(&result_for(&game.outcome(), mover));
+        let result = result_for(&game.outcome(), mover);
+        let value_target = leaf.map_or(result, |x| with_leaf(result, x, leaf_target));
+        batch.value_targets.extend_from_slice(&value_target);
         batch.results.push(result_index(&game.outcome(), mover) as u8);
     }
     Ok(batch)
@@ -201,11 +209,18 @@ struct EncodedDecision {
     legal: Vec<bool>,
     /// The teacher's action id, in the mover's frame.
     action: i64,
+    /// The leaf of the position, where the value target takes a share of it.
+    leaf: Option<f64>,
 }
 
 /// Replays `game` and encodes the decisions at `plies` (ascending, each a
 /// teacher's): the observation, the legal mask and the teacher's action id.
-fn encode_game(game: &TeacherGame, plies: &[usize], layout: Layout) -> Result<Vec<EncodedDecision>, TrainError> {
+fn encode_game(
+    game: &TeacherGame,
+    plies: &[usize],
+    layout: Layout,
+    leaf_target: f32,
+) -> Result<Vec<EncodedDecision>, TrainError> {
     replay_at(&game.record, plies, |ply, mv, state, history| {
         let mover = state.to_move();
         if mover != TeacherGame::mover(ply) || !game.teacher[mover.index()] {
@@ -216,7 +231,12 @@ fn encode_game(game: &TeacherGame, plies: &[usize], layout: Layout) -> Result<Ve
             .to_action(mover)
             .filter(|&a| legal[a as usize])
             .ok_or_else(|| TrainError::Data(format!("the teacher's move {mv} at ply {ply} is not legal")))?;
-        Ok(EncodedDecision { encoded: encode_state(state, history, layout)?, legal, action: action as i64 })
+        Ok(EncodedDecision {
+            encoded: encode_state(state, history, layout)?,
+            legal,
+            action: action as i64,
+            leaf: leaf_for_target(state, leaf_target),
+        })
     })
 }
 
@@ -273,7 +293,9 @@ pub fn measure(
     let mut sums = DeviceSums::default();
     let l = &config.learner;
     for chunk in picks.chunks(config.pretrain.batch.max(1)) {
-        let batch = encode_decisions(games, chunk, config.game.layout)?;
+        // Against the results alone, whatever the leaf's share in training:
+        // the held-out value loss says what the head knows of the games.
+        let batch = encode_decisions(games, chunk, config.game.layout, 0.0)?;
         let o = imitation_objective(net, &batch, l.value_weight, l.belief_weight, device);
         sums.add(o.sums(Tensor::<1>::zeros([1], device)));
         add_counts(&mut out, &batch);
@@ -388,7 +410,7 @@ pub fn distill(
         let mut record = epoch_record(epoch);
         let mut sums = DeviceSums::default();
         for chunk in order.chunks(p.batch) {
-            let batch = encode_decisions(&games, chunk, config.game.layout)?;
+            let batch = encode_decisions(&games, chunk, config.game.layout, config.learner.leaf_target)?;
             let (stepped, step_sums) = imitation_step(net, &mut optimizer, &batch, p.lr, &config.learner, device);
             net = stepped;
             sums.add(step_sums);
@@ -559,7 +581,7 @@ mod tests {
                 assert!(picks.len() * 2 <= plies + 2 && picks.len() * 2 + 2 >= plies, "{} of {plies}", picks.len());
             }
             for layout in Layout::ALL {
-                let batch = encode_decisions(games, &picks, layout).unwrap();
+                let batch = encode_decisions(games, &picks, layout, 0.0).unwrap();
                 assert_eq!(batch.size, picks.len());
                 for (i, d) in picks.iter().enumerate() {
                     let game = &games[d.game as usize];
@@ -599,7 +621,7 @@ mod tests {
         assert!(!decided.is_empty(), "greedy decides most games");
         for g in 0..games.len() {
             let picks: Vec<Decision> = decisions(&games).into_iter().filter(|d| d.game == g as u32).collect();
-            let batch = encode_decisions(&games, &picks, Layout::Compact).unwrap();
+            let batch = encode_decisions(&games, &picks, Layout::Compact, 0.0).unwrap();
             let winner = games[g].outcome().winner;
             for (i, d) in picks.iter().enumerate() {
                 let mover = TeacherGame::mover(d.ply as usize);
@@ -611,6 +633,19 @@ mod tests {
                 assert_eq!(batch.results[i] as usize, expected);
                 assert_eq!(batch.value_targets[i * 3 + expected], 1.0);
                 assert_eq!(batch.value_targets[i * 3..i * 3 + 3].iter().sum::<f32>(), 1.0);
+            }
+            // With half the target the leaf's, a decided game's winner still
+            // leans to WIN (half of it is the result), and the positions'
+            // leaves move the rest.
+            let leant = encode_decisions(&games, &picks, Layout::Compact, 0.5).unwrap();
+            if let Some(w) = winner {
+                for (i, d) in picks.iter().enumerate() {
+                    let t = &leant.value_targets[i * 3..i * 3 + 3];
+                    let mine = if TeacherGame::mover(d.ply as usize) == w { WIN } else { LOSS };
+                    assert!(t[mine] >= 0.5 && t[DRAW] == 0.0, "{t:?}");
+                    assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+                }
+                assert!(leant.value_targets != batch.value_targets, "the leaf moves the targets");
             }
         }
     }
@@ -624,9 +659,9 @@ mod tests {
         let games = play_teacher_games(&c, &highest_factory(), &[random], 1, &|| {}).unwrap();
         assert_eq!(games[0].teacher, [true, false]);
         let blue = Decision { game: 0, ply: 1 };
-        assert!(matches!(encode_decisions(&games, &[blue], Layout::Compact), Err(TrainError::Data(_))));
+        assert!(matches!(encode_decisions(&games, &[blue], Layout::Compact, 0.0), Err(TrainError::Data(_))));
         let past = Decision { game: 0, ply: games[0].record.moves.len() as u32 + 2 };
-        assert!(matches!(encode_decisions(&games, &[past], Layout::Compact), Err(TrainError::Data(_))));
+        assert!(matches!(encode_decisions(&games, &[past], Layout::Compact, 0.0), Err(TrainError::Data(_))));
     }
 
     /// The fraction of `picks` on which `net`'s most likely move is the teacher's.

@@ -12,7 +12,7 @@ use stratego_engine::{
 use stratego_selfplay::GameTrajectory;
 
 use crate::config::LearnerConfig;
-use crate::targets::{keep_threshold, player_targets, result_for, result_index};
+use crate::targets::{keep_threshold, player_targets, result_for, result_index, with_leaf};
 use crate::TrainError;
 
 /// One decision chosen for training.
@@ -191,9 +191,24 @@ pub(crate) fn replay_at<T>(
     Ok(out)
 }
 
-/// Replays `game` and encodes the observations at `plies` (ascending).
-fn encode_game(game: &GameTrajectory, plies: &[usize], layout: Layout) -> Result<Vec<Encoded>, TrainError> {
-    replay_at(&game.record, plies, |_, _, state, history| encode_state(state, history, layout))
+/// The hand-written leaf of `state` for its side to move, where a value
+/// target takes a share of it (`leaf_target` above 0): the leaf
+/// `netrollout` scores its rollouts with, from what the mover knows.
+pub(crate) fn leaf_for_target(state: &State, leaf_target: f32) -> Option<f64> {
+    (leaf_target > 0.0).then(|| stratego_netplayer::rollout::leaf(state, state.to_move()))
+}
+
+/// Replays `game` and encodes the observations at `plies` (ascending), each
+/// with its leaf where the value targets take a share of it.
+fn encode_game(
+    game: &GameTrajectory,
+    plies: &[usize],
+    layout: Layout,
+    leaf_target: f32,
+) -> Result<Vec<(Encoded, Option<f64>)>, TrainError> {
+    replay_at(&game.record, plies, |_, _, state, history| {
+        Ok((encode_state(state, history, layout)?, leaf_for_target(state, leaf_target)))
+    })
 }
 
 /// Rebuilds what is wanted at the `(game, ply)` positions `at`, in the
@@ -225,12 +240,18 @@ pub fn by_game<T: Send>(
 }
 
 /// Encodes `samples` (observations rebuilt from their games, in parallel
-/// over games) into one batch.
-pub fn encode(games: &[GameTrajectory], samples: &[Sample], layout: Layout) -> Result<Batch, TrainError> {
+/// over games) into one batch, the value targets given the leaf's share
+/// `leaf_target` (`learner.leaf_target`).
+pub fn encode(
+    games: &[GameTrajectory],
+    samples: &[Sample],
+    layout: Layout,
+    leaf_target: f32,
+) -> Result<Batch, TrainError> {
     let at: Vec<(usize, usize)> = samples.iter().map(|s| (s.game, s.ply)).collect();
-    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout))?;
+    let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout, leaf_target))?;
     let mut batch = Batch { size: samples.len(), ..Batch::default() };
-    for (sample, e) in samples.iter().zip(encoded) {
+    for (sample, (e, leaf)) in samples.iter().zip(encoded) {
         let decision = games[sample.game]
             .decision_at(sample.ply)
             .ok_or_else(|| TrainError::Data(format!("the network did not play ply {} of its game", sample.ply)))?;
@@ -249,7 +270,8 @@ pub fn encode(games: &[GameTrajectory], samples: &[Sample], layout: Layout) -> R
         batch.magnet_log.extend_from_slice(&magnet_log);
         batch.actions.push(decision.action as i64);
         batch.behaviour_log_prob.push(decision.behaviour_of_action().max(MIN_PROB).ln());
-        batch.value_targets.extend_from_slice(&sample.value_target);
+        let value_target = leaf.map_or(sample.value_target, |x| with_leaf(sample.value_target, x, leaf_target));
+        batch.value_targets.extend_from_slice(&value_target);
         batch.advantages.push(sample.advantage);
         batch.results.push(sample.result);
     }
@@ -335,7 +357,7 @@ mod tests {
         let samples =
             vec![sample(1, 5, WIN as u8), sample(0, 3, LOSS as u8), sample(1, 0, DRAW as u8), sample(0, 17, 2)];
         for layout in Layout::ALL {
-            let batch = encode(&games, &samples, layout).unwrap();
+            let batch = encode(&games, &samples, layout, 0.0).unwrap();
             assert_eq!(batch.size, samples.len());
             let mut hidden = 0;
             for (i, s) in samples.iter().enumerate() {
@@ -365,11 +387,32 @@ mod tests {
         }
     }
 
+    /// With `leaf_target` above 0 each value target takes that share of the
+    /// leaf of its own position for its own mover; nothing else changes.
+    #[test]
+    fn the_leafs_share_is_taken_at_each_samples_own_position() {
+        let games = vec![game(7, |_| 0)];
+        let plies = [0, 1, 20, 21, 39];
+        let samples: Vec<Sample> = plies.iter().map(|&p| sample(0, p, WIN as u8)).collect();
+        let plain = encode(&games, &samples, Layout::Compact, 0.0).unwrap();
+        let leant = encode(&games, &samples, Layout::Compact, 0.4).unwrap();
+        assert_eq!((&plain.planes, &plain.advantages), (&leant.planes, &leant.advantages));
+        let mut leaves = Vec::new();
+        for (i, s) in samples.iter().enumerate() {
+            let state = state_at(&games[0], s.ply);
+            let x = stratego_netplayer::rollout::leaf(&state, state.to_move());
+            leaves.push(x);
+            let expected = crate::targets::with_leaf(s.value_target, x, 0.4);
+            assert_eq!(&leant.value_targets[i * 3..i * 3 + 3], &expected, "sample {i}");
+        }
+        assert!(leaves.iter().any(|&x| x != leaves[0]), "the positions differ: {leaves:?}");
+    }
+
     #[test]
     fn a_ply_the_game_does_not_have_is_an_error() {
         let games = vec![game(3, |_| 0)];
         let past = games[0].record.moves.len();
-        assert!(matches!(encode(&games, &[sample(0, past, 1)], Layout::Compact), Err(TrainError::Data(_))));
+        assert!(matches!(encode(&games, &[sample(0, past, 1)], Layout::Compact, 0.0), Err(TrainError::Data(_))));
     }
 
     #[test]
@@ -427,7 +470,7 @@ mod tests {
             assert_eq!(s.ply % 2, 0, "Red moves at even plies");
             assert_eq!((s.value_target, s.advantage), (t.value[i], t.advantage[i]));
         }
-        let batch = encode(&games, &samples, Layout::Compact).unwrap();
+        let batch = encode(&games, &samples, Layout::Compact, 0.0).unwrap();
         let size = Layout::Compact.size();
         for (i, s) in samples.iter().enumerate() {
             let state = state_at(&games[0], s.ply);
@@ -435,7 +478,7 @@ mod tests {
             assert!(batch.planes[i * size..(i + 1) * size] == observe(&state, Layout::Compact), "sample {i}");
         }
         // A sample at a ply the opponent played is refused, not mis-encoded.
-        assert!(matches!(encode(&games, &[sample(0, 1, 1)], Layout::Compact), Err(TrainError::Data(_))));
+        assert!(matches!(encode(&games, &[sample(0, 1, 1)], Layout::Compact, 0.0), Err(TrainError::Data(_))));
     }
 
     #[test]

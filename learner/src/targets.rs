@@ -18,6 +18,17 @@
 //!   ahead (docs/TRAINING.md, "Four hours": alone, it did not revive a
 //!   collapsed one, and at -0.25 it did not keep a 3-hour run from settling
 //!   into the shuffle).
+//!
+//! **The leaf's share** (`learner.leaf_target`, 0 by default): a value target
+//! may be pulled towards the hand-written leaf that `netrollout` scores its
+//! rollouts with, `(1 - w) R + w leaf`, the leaf read as an expected result
+//! (loss `(1 - x) / 2`, win `(1 + x) / 2` for the leaf `x` in [-1, 1]).
+//! Why: the results alone teach a small network the setups it trained on,
+//! not material (EVALUATION.md, "What the heads know": below the leaf
+//! wherever the setups are not the recipe's); the leaf is material under the
+//! counting prior, the same on any setup, and dense where a result is one
+//! bit at the end of a long game. This is distillation from the leaf, as
+//! issue 50 proposes.
 
 use stratego_engine::{Color, Outcome};
 use stratego_model::{DRAW, LOSS, WIN};
@@ -44,6 +55,23 @@ pub fn result_for(outcome: &Outcome, player: Color) -> [f32; 3] {
     let mut z = [0.0; 3];
     z[result_index(outcome, player)] = 1.0;
     z
+}
+
+/// The leaf `x` (a share of a won game, in [-1, 1]) as a (loss, draw, win)
+/// vector with the expected score `x` and no draw.
+pub fn leaf_scores(x: f64) -> [f32; 3] {
+    let x = x.clamp(-1.0, 1.0) as f32;
+    let mut v = [0.0; 3];
+    v[LOSS] = (1.0 - x) / 2.0;
+    v[WIN] = (1.0 + x) / 2.0;
+    v
+}
+
+/// The value target `target` with the leaf `x` given the weight `weight`
+/// (`learner.leaf_target`; 0 leaves it as it is).
+pub fn with_leaf(target: [f32; 3], x: f64, weight: f32) -> [f32; 3] {
+    let leaf = leaf_scores(x);
+    std::array::from_fn(|k| (1.0 - weight) * target[k] + weight * leaf[k])
 }
 
 /// The expected score of a (loss, draw, win) vector with a draw worth
@@ -98,6 +126,22 @@ mod tests {
 
     fn close(a: f32, b: f32) -> bool {
         (a - b).abs() < 1e-6
+    }
+
+    #[test]
+    fn the_leafs_share_moves_a_target_towards_its_expected_result() {
+        let won = [0.0, 0.0, 1.0];
+        assert_eq!(with_leaf(won, 0.6, 0.0), won, "weight 0 leaves the target");
+        assert_eq!(with_leaf(won, 0.6, 1.0), leaf_scores(0.6));
+        let half = with_leaf(won, -1.0, 0.5);
+        assert_eq!(half, [0.5, 0.0, 0.5], "a leaf that says lost, half weight, against a win");
+        for x in [-1.0, -0.3, 0.0, 0.8, 1.0, 7.0] {
+            let v = with_leaf([0.2, 0.5, 0.3], x, 0.3);
+            assert!((v.iter().sum::<f32>() - 1.0).abs() < 1e-6, "{v:?}");
+            assert!(v.iter().all(|p| (0.0..=1.0).contains(p)), "{v:?}");
+        }
+        let l = leaf_scores(0.5);
+        assert!((l[WIN] - l[LOSS] - 0.5).abs() < 1e-6 && l[DRAW] == 0.0, "the expected score is the leaf");
     }
 
     #[test]

@@ -368,7 +368,7 @@ impl Learner {
         let mut stepped = Ok(());
         'epochs: for _ in 0..l.epochs {
             for minibatch in minibatches(&samples, l.minibatch, &mut rng) {
-                let batch = match encode(collected, &minibatch, config.game.layout) {
+                let batch = match encode(collected, &minibatch, config.game.layout, l.leaf_target) {
                     Ok(batch) => batch,
                     Err(e) => {
                         stepped = Err(e);
