@@ -26,6 +26,7 @@ mod run_args;
 mod train_cli;
 mod ucc_cli;
 mod ucc_review_cli;
+mod view_cli;
 
 use stratego_engine::{GameRecord, PieceSet, Ruleset, Setup, State};
 
@@ -119,6 +120,9 @@ enum Command {
     UccReview(ucc_review_cli::UccReviewArgs),
     /// What a checkpoint's value and belief heads know about finished games (lab records, UCC referee logs), beside the hand-written leaf and the counting prior.
     Probe(probe_cli::ProbeArgs),
+    /// One self-contained HTML page of a game (a lab record or a UCC referee log): the board to step through from
+    /// either side, the moves and battles, the material over the game; with --net, what a network made of each ply.
+    View(view_cli::ViewArgs),
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -411,6 +415,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::UccBot(args) => ucc_cli::ucc_bot(out, args),
         Command::UccReview(args) => ucc_review_cli::run(out, &args),
         Command::Probe(args) => probe_cli::run(out, args),
+        Command::View(args) => view_cli::run(out, args),
         Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

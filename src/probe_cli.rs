@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use stratego_engine::files::read_text;
-use stratego_engine::{GameRecord, Ruleset};
+use stratego_engine::Ruleset;
 use stratego_learner::probe::{markdown, probe, ProbeError, ProbeGame, ProbeOptions, ProbeReport};
-use stratego_ucc::protocol::{ucc_rules, RefereeLog};
+use stratego_ucc::protocol::ucc_rules;
 
 use crate::{output, write_new_file, CliError};
 
@@ -49,21 +49,18 @@ pub struct ProbeArgs {
 
 /// What a file holds, by its content.
 fn game_of(text: &str, referee: Ruleset) -> Result<Option<ProbeGame>, String> {
-    if text.trim_start().starts_with("stratego-record v1") {
-        let record = GameRecord::parse(text).map_err(|e| e.to_string())?;
-        return Ok(ProbeGame::of_record(&record));
-    }
-    let log = RefereeLog::parse(text).map_err(|why| format!("neither a lab record nor a UCC referee log ({why})"))?;
-    Ok(Some(ProbeGame {
-        rules: referee,
-        red: log.red.clone(),
-        blue: log.blue.clone(),
-        moves: log.moves.iter().map(|(mv, _)| *mv).collect(),
-        winner: log.winner(),
+    // One reader of both kinds of file, the viewer's; an unfinished game
+    // has nothing to score against.
+    let game = stratego_viewer::read_game(text, referee).map_err(|e| e.to_string())?;
+    Ok(game.result.is_some().then_some(ProbeGame {
+        rules: game.rules,
+        red: game.red,
+        blue: game.blue,
+        moves: game.moves,
+        winner: game.winner,
     }))
 }
 
-/// The files under `path`, sorted (a file is itself).
 fn files_under(path: &Path, found: &mut Vec<PathBuf>) -> Result<(), CliError> {
     if !path.is_dir() {
         found.push(path.to_path_buf());

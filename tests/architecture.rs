@@ -95,8 +95,9 @@ const LAYERS: &[&[&str]] = &[
     // UCC protocol both ways (our players as bots, outside programs as players).
     &["baselines", "evaluation", "selfplay", "ucc"],
     // The network players, above the hand-written ones: the guided search
-    // (`netexpectimax`) runs the baselines' expectimax.
-    &["netplayer"],
+    // (`netexpectimax`) runs the baselines' expectimax. The viewer, beside
+    // them: it reads the referee's logs (ucc) and weighs material (baselines).
+    &["netplayer", "viewer"],
     // The one list of players, below everything that names players by spec.
     &["roster"],
     &["learner"],
@@ -138,7 +139,7 @@ fn dependencies_point_down_the_pipeline() {
         let draws = ["stratego-evaluation"].contains(&m.package.as_str());
         assert_eq!(m.external.iter().any(|d| d == "plotters"), draws, "{} and plotters", m.package);
     }
-    for name in ["contract", "engine", "players", "baselines", "evaluation", "cotoan", "runlog", "ucc"] {
+    for name in ["contract", "engine", "players", "baselines", "evaluation", "cotoan", "runlog", "ucc", "viewer"] {
         assert!(!by_name[name].external.iter().any(|d| d == "burn"), "{name} depends on burn");
     }
 }
