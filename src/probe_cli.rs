@@ -52,6 +52,10 @@ fn game_of(text: &str, referee: Ruleset) -> Result<Option<ProbeGame>, String> {
     // One reader of both kinds of file, the viewer's; an unfinished game
     // has nothing to score against.
     let game = stratego_viewer::read_game(text, referee).map_err(|e| e.to_string())?;
+    if game.own_side.is_some() {
+        // Its opponent's army is a guess: nothing to score a belief against.
+        return Err("a ucc-bot log holds one side's game only; probe the referee's log of it".into());
+    }
     Ok(game.result.is_some().then_some(ProbeGame {
         rules: game.rules,
         red: game.red,

@@ -15,7 +15,7 @@ use stratego_model::{infer, DRAW, WIN};
 use stratego_ucc::bot::tracked_rules;
 use stratego_ucc::protocol::ucc_rules;
 use stratego_viewer::game::{frames, side_name};
-use stratego_viewer::{read_game, render, Game, GameSource, Notes};
+use stratego_viewer::{read_game, render, Game, GameSource, Notes, Perspective};
 
 use crate::{output, write_new_file, CliError};
 
@@ -26,10 +26,11 @@ pub struct ViewArgs {
     /// The page to write, a new file (default: the game's path with `.html` added).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The side the page opens with: `all` (everything shown), `red` or `blue` (as that player saw the game); the
-    /// page switches between them.
-    #[arg(long, default_value = "all")]
-    side: String,
+    /// Whose page: `all` (everything shown, switching between the sides' views on the page; the default), or `red` or
+    /// `blue`: what that player saw, with no type of the other side's pieces it had not seen anywhere in the file. A
+    /// ucc-bot log holds its bot's side only, which is its default.
+    #[arg(long)]
+    side: Option<String>,
     /// A checkpoint: each ply also shows the network's likeliest moves, its value and its likeliest type for each
     /// hidden piece, from the mover's side.
     #[arg(long)]
@@ -60,9 +61,11 @@ pub fn run(out: &mut impl Write, args: ViewArgs) -> Result<(), CliError> {
     if page.exists() {
         return Err(format!("{} exists; view writes a new file", page.display()).into());
     }
-    if !["all", "red", "blue"].contains(&args.side.as_str()) {
-        return Err(format!("--side is all, red or blue, not `{}`", args.side).into());
-    }
+    let side = args
+        .side
+        .as_deref()
+        .map(|side| Perspective::parse(side).ok_or_else(|| format!("--side is all, red or blue, not `{side}`")));
+    let side = side.transpose()?;
     let text = read_text(&args.game).map_err(|e| format!("cannot read {}: {e}", args.game.display()))?;
     let mut game = read_game(&text, tracked_rules(Some(args.referee_turns)))
         .map_err(|e| format!("{}: {e}", args.game.display()))?;
@@ -70,13 +73,14 @@ pub fn run(out: &mut impl Write, args: ViewArgs) -> Result<(), CliError> {
         // The referee played past the cap it was told: as the bot does, go on without one.
         game.rules = ucc_rules();
     }
+    let perspective = side.unwrap_or(game.own_side.map_or(Perspective::All, Perspective::Side));
     let notes = match &args.net {
         Some(path) => Some(notes(&game, path, &args.device)?),
         None => None,
     };
     let title = args.game.file_name().map_or_else(|| "game".to_string(), |n| n.to_string_lossy().into_owned());
     let html =
-        render(&game, &title, &args.side, notes.as_deref()).map_err(|e| format!("{}: {e}", args.game.display()))?;
+        render(&game, &title, perspective, notes.as_deref()).map_err(|e| format!("{}: {e}", args.game.display()))?;
     write_new_file(&page, &html)?;
     writeln!(
         out,
@@ -102,7 +106,7 @@ fn notes(game: &Game, path: &std::path::Path, device: &str) -> Result<Vec<Notes>
         .into());
     }
     let mut states: Vec<State> = Vec::with_capacity(game.moves.len());
-    frames(game, |state| states.push(state.clone())).map_err(|e| e.to_string())?;
+    frames(game, Perspective::All, |state| states.push(state.clone())).map_err(|e| e.to_string())?;
     let mut notes = Vec::with_capacity(states.len());
     for chunk in states.chunks(CHUNK) {
         let mut planes = Vec::with_capacity(chunk.len() * meta.layout.size());

@@ -1,7 +1,7 @@
 //! The pages as a person uses them, in a real headless browser (Debian's
 //! chromium driven through its chromedriver): a `stratego view` page opened
 //! from the disk, stepped through with the keys and the buttons, turned to
-//! each side. `.ci/run` installs the browser and sets
+//! each side; a bot's own log, which opens as the bot saw the game only. `.ci/run` installs the browser and sets
 //! `STRATEGO_REQUIRE_BROWSER=1`, where a missing browser fails instead of
 //! skipping.
 
@@ -114,6 +114,12 @@ fn a_viewer_page_steps_through_a_referee_game_from_each_side() {
     let plies =
         std::fs::read_to_string(&log).unwrap().lines().filter(|l| l.contains(" RED: ") || l.contains(" BLU: ")).count();
 
+    let bot_log = dir.join("bot.txt");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ucc/celsius-bot-record.txt"), &bot_log)
+        .unwrap();
+    stratego_ok(&["view", bot_log.to_str().unwrap()]);
+    let bot_page = dir.join("bot.txt.html");
+
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let client = browser(&driver, &dir.join("profile")).await;
@@ -175,6 +181,19 @@ fn a_viewer_page_steps_through_a_referee_game_from_each_side() {
         let png = client.screenshot().await.unwrap();
         assert!(png.starts_with(&[0x89, b'P', b'N', b'G']));
         std::fs::write(screenshot_path(&dir, "viewer.png"), png).unwrap();
+
+        // A bot's own log opens as the bot saw the game, and offers no
+        // other view: the page has no data for one.
+        client.goto(&format!("file://{}", bot_page.display())).await.unwrap();
+        assert_eq!(
+            client.find(Locator::Css("#view")).await.unwrap().prop("value").await.unwrap().as_deref(),
+            Some("red")
+        );
+        let disabled = client.find_all(Locator::Css("#view option:disabled")).await.unwrap();
+        assert_eq!(disabled.len(), 2, "everything shown and Blue's side are off");
+        assert_eq!(count(&client, "#board .piece.blue.hidden").await, 40);
+        client.find(Locator::Css("#last")).await.unwrap().click().await.unwrap();
+        assert_eq!(text(&client, "#plyLabel").await, "ply 248 of 248");
         client.close().await.unwrap();
     });
 }

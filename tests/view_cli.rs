@@ -63,6 +63,107 @@ fn a_referee_log_becomes_a_page_with_the_networks_view_of_every_ply() {
     assert!(last["material"][0].as_f64().unwrap() < m0);
 }
 
+/// The piece codes (`rM10`: colour, type letter, revealed, moved) anywhere
+/// in a page's text of `color`'s pieces whose type the other side had not
+/// seen (revealed `0`) and that still carry a type letter.
+fn unseen_types_in(html: &str, color: char) -> Vec<String> {
+    let letters = "SONELPJCGMFB";
+    let b = html.as_bytes();
+    (0..b.len().saturating_sub(5))
+        .filter(|&i| {
+            b[i] == b'"'
+                && b[i + 1] == color as u8
+                && letters.contains(b[i + 2] as char)
+                && b[i + 3] == b'0'
+                && (b[i + 4] == b'0' || b[i + 4] == b'1')
+                && b[i + 5] == b'"'
+        })
+        .map(|i| html[i..i + 6].to_string())
+        .collect()
+}
+
+/// A one-side page holds no type of the other side's pieces that side had
+/// not seen, anywhere in the file: not in the board, the moves or the setups,
+/// nor in the network's notes (those on the other side's moves are left
+/// out). The page of everything holds them all.
+#[test]
+fn a_one_side_page_holds_no_type_that_side_had_not_seen() {
+    let dir = scratch("view-side");
+    let log = dir.join("game.log");
+    std::fs::copy(fixture("celsius-marshal-on-bomb.log"), &log).unwrap();
+    for (side, other) in [("red", 'b'), ("blue", 'r')] {
+        let page = dir.join(format!("{side}.html"));
+        stratego_ok(&[
+            "view",
+            log.to_str().unwrap(),
+            "--side",
+            side,
+            "--out",
+            page.to_str().unwrap(),
+            "--net",
+            &network(),
+        ]);
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert_eq!(unseen_types_in(&html, other), Vec::<String>::new(), "{side}'s page");
+        let d = data(&page);
+        assert_eq!(d["only"], side);
+        let hidden =
+            d["start"].as_array().unwrap().iter().filter(|c| c.as_str().is_some_and(|c| c.starts_with(other))).count();
+        assert_eq!(hidden, 40);
+        for n in d["notes"].as_array().unwrap() {
+            assert!(n.is_null() || n["mover"] == side, "{n}");
+        }
+        // Its own pieces are all there.
+        let mine = if other == 'b' { 'r' } else { 'b' };
+        assert!(d["start"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c.as_str())
+            .filter(|c| c.starts_with(mine))
+            .all(|c| !c.contains('?')));
+    }
+    let all = dir.join("all.html");
+    stratego_ok(&["view", log.to_str().unwrap(), "--out", all.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&all).unwrap();
+    assert!(unseen_types_in(&html, 'b').len() >= 40 && unseen_types_in(&html, 'r').len() >= 40);
+}
+
+/// A bot's own log (`ucc-bot --record`, here of a real referee game
+/// against celsius) lacks the opponent's setup: it opens as the bot saw the
+/// game, and that page is the page of the referee's log of the same game
+/// seen from the bot's side, ply for ply. No other view is offered.
+#[test]
+fn a_bots_log_is_the_referee_game_as_the_bot_saw_it() {
+    let dir = scratch("view-bot");
+    let (record, log) = (dir.join("bot.txt"), dir.join("referee.log"));
+    std::fs::copy(fixture("celsius-bot-record.txt"), &record).unwrap();
+    std::fs::copy(fixture("celsius-bot-record.log"), &log).unwrap();
+    let text = stratego_ok(&["view", record.to_str().unwrap(), "--net", &network()]);
+    assert!(text.contains("248 plies, the referee ended it: QUIT ./red.sh RED VICTORY"), "{text}");
+    let bot = data(&dir.join("bot.txt.html"));
+    assert_eq!((bot["source"].as_str(), bot["only"].as_str()), (Some("ucc-bot log"), Some("red")));
+    assert_eq!(unseen_types_in(&std::fs::read_to_string(dir.join("bot.txt.html")).unwrap(), 'b'), Vec::<String>::new());
+    let referee_page = dir.join("referee-red.html");
+    stratego_ok(&["view", log.to_str().unwrap(), "--side", "red", "--out", referee_page.to_str().unwrap()]);
+    let referee = data(&referee_page);
+    assert_eq!(bot["start"], referee["start"]);
+    let (bot_frames, referee_frames) = (bot["frames"].as_array().unwrap(), referee["frames"].as_array().unwrap());
+    // The referee's log has the winning ply the bot was never told about.
+    assert_eq!(bot_frames.len() + 1, referee_frames.len());
+    assert_eq!(bot_frames[..], referee_frames[..bot_frames.len()]);
+    // Its notes are the bot's side's only.
+    assert!(bot["notes"].as_array().unwrap().iter().all(|n| n.is_null() || n["mover"] == "red"));
+    for side in ["all", "blue"] {
+        assert_refused(
+            &["view", record.to_str().unwrap(), "--side", side, "--out", dir.join("x.html").to_str().unwrap()],
+            "holds only red's side",
+        );
+    }
+    // The probe scores beliefs against true types: a bot's log has none.
+    assert_refused(&["probe", &network(), record.to_str().unwrap()], "probe the referee's log");
+}
+
 #[test]
 fn a_lab_record_opens_on_the_side_asked_for_and_nothing_is_overwritten() {
     let dir = scratch("view-record");

@@ -107,6 +107,11 @@ impl Tracker {
         Ok(true)
     }
 
+    /// The moves so far, both sides'.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
     pub fn state(&self) -> &State {
         &self.state
     }
@@ -115,7 +120,9 @@ impl Tracker {
         &self.history
     }
 
-    fn setups(&self) -> (&Setup, &Setup) {
+    /// Red's and Blue's setups as tracked: ours, and the opponent's guess,
+    /// which agrees with everything the referee has told.
+    pub fn setups(&self) -> (&Setup, &Setup) {
         match self.me {
             Color::Red => (&self.my_setup, &self.guess),
             Color::Blue => (&self.guess, &self.my_setup),

@@ -9,6 +9,8 @@
 //!   (`ucc:COMMAND`), refereed by the lab, with [`program`] holding the
 //!   process as the referee does (its own process group, stopped between
 //!   turns, a limit per reply, killed with the game);
+//! - [`botlog`]: a bot's own log (`ucc-bot --record`) read back and
+//!   replayed, the opponent's army guessed from what the referee told;
 //! - [`review`]: how a game against an outside bot was lost, read from the
 //!   real referee's log (the Flag to a known Miner, officers on Bombs, the
 //!   Marshal to the Spy).
@@ -18,6 +20,7 @@
 //! the registry (`stratego_roster::players`).
 
 pub mod bot;
+pub mod botlog;
 pub mod player;
 pub mod program;
 pub mod protocol;

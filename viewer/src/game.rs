@@ -3,6 +3,7 @@
 use serde::Serialize;
 use stratego_baselines::values::PIECE_VALUES;
 use stratego_engine::{BattleResult, Color, GameRecord, Move, Piece, PieceType, Ruleset, Setup, Square, State};
+use stratego_ucc::botlog::{BotLog, BOT_LOG_HEADER};
 use stratego_ucc::protocol::RefereeLog;
 
 use crate::ViewError;
@@ -16,6 +17,9 @@ pub enum GameSource {
     LabRecord,
     /// The UCC 2012 referee's log.
     RefereeLog,
+    /// `ucc-bot --record`: one side's log of a referee game, without the
+    /// opponent's setup (`stratego_ucc::botlog`).
+    BotLog,
 }
 
 /// A game as both kinds of file hold it: the rules it is replayed under,
@@ -29,22 +33,49 @@ pub struct Game {
     pub moves: Vec<Move>,
     /// `None` for an unfinished game or a draw; see `result`.
     pub winner: Option<Color>,
-    /// The result in words (`Red wins: the Flag is captured`), or `None`
-    /// for an unfinished game.
+    /// The result in words (`red wins (flag-captured)`), or `None` for an
+    /// unfinished game.
     pub result: Option<String>,
+    /// The only side whose view the file holds (a bot's log: the
+    /// opponent's army in it is a guess, shown only as the bot saw it).
+    pub own_side: Option<Color>,
 }
 
-/// Reads a lab record or a UCC referee log, told apart by the content (a
-/// record starts with its format line). A referee log is replayed under
-/// `referee` (the referee ends its games itself: `ucc_rules()`, or the
-/// turn cap a bot was told).
+/// The result of a finished game in words.
+fn result_text(outcome: &stratego_engine::Outcome) -> String {
+    match outcome.winner {
+        Some(w) => format!("{w} wins ({})", outcome.reason.name()),
+        None => format!("draw ({})", outcome.reason.name()),
+    }
+}
+
+/// Reads a lab record, a bot's log or a UCC referee log, told apart by the
+/// content (a record and a bot's log start with their format lines). A
+/// referee log is replayed under `referee` (the referee ends its games
+/// itself: `ucc_rules()`, or the turn cap a bot was told).
 pub fn read_game(text: &str, referee: Ruleset) -> Result<Game, ViewError> {
+    if text.trim_start().starts_with(BOT_LOG_HEADER) {
+        let log = BotLog::parse(text).map_err(ViewError::BadRecord)?;
+        let outcome = log.state.outcome();
+        let result = match (&outcome, &log.end) {
+            (Some(o), _) => Some(result_text(o)),
+            (None, Some(end)) => Some(format!("the referee ended it: {end}")),
+            (None, None) => None,
+        };
+        return Ok(Game {
+            source: GameSource::BotLog,
+            rules: log.rules,
+            red: log.red,
+            blue: log.blue,
+            moves: log.moves,
+            winner: outcome.and_then(|o| o.winner),
+            result,
+            own_side: Some(log.me),
+        });
+    }
     if text.trim_start().starts_with("stratego-record v1") {
         let record = GameRecord::parse(text).map_err(|e| ViewError::BadRecord(e.to_string()))?;
-        let result = record.result.map(|o| match o.winner {
-            Some(w) => format!("{w} wins ({})", o.reason.name()),
-            None => format!("draw ({})", o.reason.name()),
-        });
+        let result = record.result.as_ref().map(result_text);
         return Ok(Game {
             source: GameSource::LabRecord,
             rules: record.rules,
@@ -53,6 +84,7 @@ pub fn read_game(text: &str, referee: Ruleset) -> Result<Game, ViewError> {
             moves: record.moves.clone(),
             winner: record.result.and_then(|o| o.winner),
             result,
+            own_side: None,
         });
     }
     let log = RefereeLog::parse(text).map_err(ViewError::Unreadable)?;
@@ -69,15 +101,57 @@ pub fn read_game(text: &str, referee: Ruleset) -> Result<Game, ViewError> {
         moves: log.moves.iter().map(|(mv, _)| *mv).collect(),
         winner,
         result,
+        own_side: None,
     })
 }
 
+/// Whose information a page holds: everything, or what one side knew.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Perspective {
+    All,
+    /// The other side's pieces whose type this side had not seen have no
+    /// type in the page at all (not merely hidden by its script), and the
+    /// other side's setup and the network's notes on its moves are left out.
+    Side(Color),
+}
+
+impl Perspective {
+    /// `all`, `red` or `blue`.
+    pub fn parse(text: &str) -> Option<Perspective> {
+        match text {
+            "all" => Some(Perspective::All),
+            "red" => Some(Perspective::Side(Color::Red)),
+            "blue" => Some(Perspective::Side(Color::Blue)),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Perspective::All => "all",
+            Perspective::Side(c) => side_name(c),
+        }
+    }
+
+    /// Whether this perspective sees `piece`'s type.
+    pub fn sees(self, piece: &Piece) -> bool {
+        match self {
+            Perspective::All => true,
+            Perspective::Side(c) => piece.color == c || piece.revealed,
+        }
+    }
+}
+
+/// The letter that stands for a type the perspective has not seen.
+pub const UNSEEN: char = '?';
+
 /// A piece as the page draws it: `rM10` is Red's Marshal, revealed, not
-/// yet moved (colour `r`/`b`, the type's letter, then revealed and moved
-/// as `0`/`1`).
-pub fn piece_code(piece: &Piece) -> String {
+/// yet moved (colour `r`/`b`, the type's letter or [`UNSEEN`], then
+/// revealed and moved as `0`/`1`; whether a piece has moved is public).
+pub fn piece_code(piece: &Piece, perspective: Perspective) -> String {
     let color = if piece.color == Color::Red { 'r' } else { 'b' };
-    format!("{color}{}{}{}", piece.kind.letter(), u8::from(piece.revealed), u8::from(piece.moved))
+    let letter = if perspective.sees(piece) { piece.kind.letter() } else { UNSEEN };
+    format!("{color}{letter}{}{}", u8::from(piece.revealed), u8::from(piece.moved))
 }
 
 /// A battle, in words the page prints.
@@ -101,6 +175,8 @@ pub struct Frame {
     pub mv: String,
     pub from: usize,
     pub to: usize,
+    /// The moving piece's type, or `unknown` where the perspective had not
+    /// seen it before the move and the move did not show it.
     pub piece: &'static str,
     pub battle: Option<Battle>,
     /// Whether the move showed the mover's type (a battle or a Scout's run).
@@ -112,9 +188,9 @@ pub struct Frame {
 }
 
 /// The board before the first ply, as piece codes by cell.
-pub fn start_board(game: &Game) -> Result<Vec<Option<String>>, ViewError> {
+pub fn start_board(game: &Game, perspective: Perspective) -> Result<Vec<Option<String>>, ViewError> {
     let state = start(game)?;
-    Ok(Square::all().map(|sq| state.board()[sq].as_ref().map(piece_code)).collect())
+    Ok(Square::all().map(|sq| state.board()[sq].as_ref().map(|p| piece_code(p, perspective))).collect())
 }
 
 fn start(game: &Game) -> Result<State, ViewError> {
@@ -137,8 +213,9 @@ pub fn material(state: &State) -> [f64; 2] {
 }
 
 /// Replays `game` in the engine, calling `before(state)` on the state
-/// before each ply (for a network's notes), and returns the frames.
-pub fn frames(game: &Game, mut before: impl FnMut(&State)) -> Result<Vec<Frame>, ViewError> {
+/// before each ply (for a network's notes), and returns the frames as
+/// `perspective` saw them.
+pub fn frames(game: &Game, perspective: Perspective, mut before: impl FnMut(&State)) -> Result<Vec<Frame>, ViewError> {
     let mut state = start(game)?;
     let mut frames = Vec::with_capacity(game.moves.len());
     for (i, &mv) in game.moves.iter().enumerate() {
@@ -149,15 +226,17 @@ pub fn frames(game: &Game, mut before: impl FnMut(&State)) -> Result<Vec<Frame>,
         let record = *state.history().last().expect("a ply was just played");
         let changes = Square::all()
             .filter(|&sq| board[sq] != state.board()[sq])
-            .map(|sq| (sq.index(), state.board()[sq].as_ref().map(piece_code)))
+            .map(|sq| (sq.index(), state.board()[sq].as_ref().map(|p| piece_code(p, perspective))))
             .collect();
+        let reveals = record.battle.is_some() || record.scout_run;
+        let seen = reveals || board[mv.from].as_ref().is_some_and(|p| perspective.sees(p));
         frames.push(Frame {
             ply: i + 1,
             player: side_name(player),
             mv: mv.to_string(),
             from: mv.from.index(),
             to: mv.to.index(),
-            piece: record.piece.name(),
+            piece: if seen { record.piece.name() } else { "unknown" },
             battle: record.battle.map(|b| Battle {
                 attacker: record.piece.name(),
                 defender: b.defender.name(),
@@ -167,7 +246,7 @@ pub fn frames(game: &Game, mut before: impl FnMut(&State)) -> Result<Vec<Frame>,
                     BattleResult::BothRemoved => "both die",
                 },
             }),
-            reveals: record.battle.is_some() || record.scout_run,
+            reveals,
             changes,
             material: material(&state),
         });
@@ -212,10 +291,10 @@ Game ends on BLUE's turn - REASON: test
         let game = read_game(LOG, stratego_ucc::protocol::ucc_rules()).unwrap();
         assert_eq!(game.source, GameSource::RefereeLog);
         assert_eq!((game.moves.len(), game.winner), (3, Some(Color::Red)));
-        let start = start_board(&game).unwrap();
+        let start = start_board(&game, Perspective::All).unwrap();
         assert_eq!(start.iter().filter(|c| c.is_some()).count(), 80);
         let mut seen = 0;
-        let frames = frames(&game, |_| seen += 1).unwrap();
+        let frames = frames(&game, Perspective::All, |_| seen += 1).unwrap();
         assert_eq!((frames.len(), seen), (3, 3));
         assert_eq!(frames[0].player, "red");
         assert_eq!(frames[0].battle, None);
@@ -252,15 +331,36 @@ Game ends on BLUE's turn - REASON: test
         assert_eq!(game.source, GameSource::LabRecord);
         assert_eq!(game.moves.len(), end.ply() as usize);
         assert!(game.result.is_some(), "the record has its result");
-        let mut board = start_board(&game).unwrap();
-        for frame in frames(&game, |_| {}).unwrap() {
+        let mut board = start_board(&game, Perspective::All).unwrap();
+        for frame in frames(&game, Perspective::All, |_| {}).unwrap() {
             for (cell, piece) in frame.changes {
                 board[cell] = piece;
             }
         }
-        let expected: Vec<Option<String>> = Square::all().map(|sq| end.board()[sq].as_ref().map(piece_code)).collect();
+        let expected: Vec<Option<String>> =
+            Square::all().map(|sq| end.board()[sq].as_ref().map(|p| piece_code(p, Perspective::All))).collect();
         assert_eq!(board, expected, "the changes step the board to the record's end");
-        assert_eq!(frames(&game, |_| {}).unwrap().last().unwrap().material, material(&end));
+        assert_eq!(frames(&game, Perspective::All, |_| {}).unwrap().last().unwrap().material, material(&end));
+    }
+
+    /// From one side, the other side's types appear only once that side
+    /// has seen them: at the start none, after a battle the two fighters.
+    #[test]
+    fn a_side_sees_only_what_it_was_shown() {
+        let game = read_game(LOG, stratego_ucc::protocol::ucc_rules()).unwrap();
+        let red = Perspective::Side(Color::Red);
+        let start = start_board(&game, red).unwrap();
+        let blue_codes: Vec<&String> = start.iter().flatten().filter(|c| c.starts_with('b')).collect();
+        assert_eq!(blue_codes.len(), 40);
+        assert!(blue_codes.iter().all(|c| c.chars().nth(1) == Some(UNSEEN)), "{blue_codes:?}");
+        assert!(start.iter().flatten().filter(|c| c.starts_with('r')).all(|c| !c.contains(UNSEEN)));
+        let frames = frames(&game, red, |_| {}).unwrap();
+        // Blue's quiet first move: its piece's type is not given.
+        assert_eq!(frames[1].piece, "unknown");
+        assert!(frames[1].changes.iter().flat_map(|(_, p)| p).all(|c| c.contains(UNSEEN)));
+        // Red's battle at ply 3 names both types: both sides saw them.
+        assert_eq!(frames[2].piece, "scout");
+        assert_eq!(frames[2].battle.as_ref().unwrap().defender, "scout");
     }
 
     #[test]
@@ -269,7 +369,7 @@ Game ends on BLUE's turn - REASON: test
         assert!(e.to_string().starts_with("neither a lab record nor a UCC referee log"), "{e}");
         let broken = LOG.replace("2 RED: 0 4 DOWN", "2 RED: 0 4 LEFT");
         let game = read_game(&broken, stratego_ucc::protocol::ucc_rules());
-        match game.and_then(|g| frames(&g, |_| {})) {
+        match game.and_then(|g| frames(&g, Perspective::All, |_| {})) {
             Err(ViewError::Replay { ply: 3, .. }) | Err(ViewError::Unreadable(_)) => {}
             other => panic!("{other:?}"),
         }

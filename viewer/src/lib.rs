@@ -6,8 +6,8 @@
 //! other side's hidden pieces hidden, as that player saw them) or with
 //! everything shown.
 //!
-//! - [`game`]: what a page shows, read from a lab record or a UCC referee
-//!   log (told apart by their content), and replayed in the engine into
+//! - [`game`]: what a page shows, read from a lab record, a bot's log
+//!   (`ucc-bot --record`) or a UCC referee log (told apart by their content), and replayed in the engine into
 //!   per-ply frames: the engine decides every battle, so the page never
 //!   repeats a rule.
 //! - [`page`]: the frames (and a network's notes, where given) written as
@@ -21,7 +21,7 @@
 pub mod game;
 pub mod page;
 
-pub use game::{read_game, Frame, Game, GameSource};
+pub use game::{read_game, Frame, Game, GameSource, Perspective};
 pub use page::{render, Notes};
 
 /// Why a game cannot be shown.
@@ -36,6 +36,9 @@ pub enum ViewError {
     /// A move the engine refuses, with its ply (1 = the first).
     #[error("ply {ply} ({mv}) cannot be played: {why}")]
     Replay { ply: usize, mv: String, why: String },
+    /// A view the file does not hold.
+    #[error("{0}")]
+    Perspective(String),
     /// Notes that do not fit the game.
     #[error("{0}")]
     Notes(String),

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use stratego_engine::{PieceType, Square};
 
-use crate::game::{frames, material, start_board, Frame, Game, GameSource};
+use crate::game::{frames, material, start_board, Frame, Game, GameSource, Perspective};
 use crate::ViewError;
 
 const TEMPLATE: &str = include_str!("page.html");
@@ -47,13 +47,17 @@ struct PageData<'a> {
     source: &'static str,
     rules: String,
     /// The view the page opens with (`all`, `red`, `blue`).
-    view: &'a str,
+    view: &'static str,
+    /// A one-side page's side: the only view it has the data for.
+    only: Option<&'static str>,
     lakes: Vec<usize>,
     types: std::collections::BTreeMap<char, TypeLabel>,
     start: Vec<Option<String>>,
     material0: [f64; 2],
     frames: &'a [Frame],
-    notes: Option<&'a [Notes]>,
+    /// One per ply where given; `None` on the other side's plies of a
+    /// one-side page.
+    notes: Option<Vec<Option<&'a Notes>>>,
     chart: ChartArea,
 }
 
@@ -102,11 +106,19 @@ fn escape_html(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The page of `game`, opening in `view` (`all`, `red` or `blue`), with the
-/// network's `notes` (one per ply) where given.
-pub fn render(game: &Game, title: &str, view: &str, notes: Option<&[Notes]>) -> Result<String, ViewError> {
-    if !["all", "red", "blue"].contains(&view) {
-        return Err(ViewError::Notes(format!("the view is all, red or blue, not {view:?}")));
+/// The page of `game` as `perspective` saw it (a one-side page holds no
+/// type that side had not seen), with the network's `notes` (one per ply)
+/// where given.
+pub fn render(
+    game: &Game,
+    title: &str,
+    perspective: Perspective,
+    notes: Option<&[Notes]>,
+) -> Result<String, ViewError> {
+    if let Some(side) = game.own_side.filter(|&side| perspective != Perspective::Side(side)) {
+        return Err(ViewError::Perspective(format!(
+            "the file holds only {side}'s side of the game (the opponent's setup is a guess): view it as {side}"
+        )));
     }
     if let Some(notes) = notes.filter(|n| n.len() != game.moves.len()) {
         return Err(ViewError::Notes(format!(
@@ -115,8 +127,8 @@ pub fn render(game: &Game, title: &str, view: &str, notes: Option<&[Notes]>) -> 
             game.moves.len()
         )));
     }
-    let frames = frames(game, |_| {})?;
-    let start = start_board(game)?;
+    let frames = frames(game, perspective, |_| {})?;
+    let start = start_board(game, perspective)?;
     let material0 = material(
         &stratego_engine::State::from_setups(game.rules, &game.red, &game.blue).map_err(|e| ViewError::Replay {
             ply: 0,
@@ -124,15 +136,25 @@ pub fn render(game: &Game, title: &str, view: &str, notes: Option<&[Notes]>) -> 
             why: e.to_string(),
         })?,
     );
+    let only = match perspective {
+        Perspective::All => None,
+        Perspective::Side(_) => Some(perspective.name()),
+    };
+    // A side's page keeps the network's notes on that side's moves only:
+    // the others would tell where the other side meant to go.
+    let notes =
+        notes.map(|notes| notes.iter().map(|n| (only.is_none() || only == Some(n.mover)).then_some(n)).collect());
     let data = PageData {
         title,
         result: game.result.as_deref(),
         source: match game.source {
             GameSource::LabRecord => "lab record",
             GameSource::RefereeLog => "UCC referee log",
+            GameSource::BotLog => "ucc-bot log",
         },
         rules: game.rules.to_string(),
-        view,
+        view: perspective.name(),
+        only,
         lakes: stratego_engine::square::LAKES.iter().map(|sq: &Square| sq.index()).collect(),
         types: PieceType::ALL
             .iter()
@@ -161,7 +183,7 @@ mod tests {
     fn the_page_holds_the_game_and_fetches_nothing() {
         let (text, end) = random_record(3, 80);
         let game = read_game(&text, stratego_ucc::protocol::ucc_rules()).unwrap();
-        let html = render(&game, "a <test> game", "red", None).unwrap();
+        let html = render(&game, "a <test> game", Perspective::Side(stratego_engine::Color::Red), None).unwrap();
         assert!(html.starts_with("<!DOCTYPE html>"));
         assert!(html.contains("<title>a &lt;test&gt; game</title>"));
         for remote in ["http://", "https://", "src=\"", "<link"] {
@@ -172,21 +194,25 @@ mod tests {
         let json = &html[start..start + html[start..].find("</script>").unwrap()];
         let data: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(data["frames"].as_array().unwrap().len(), end.ply() as usize);
-        assert_eq!(data["view"], "red");
+        assert_eq!((&data["view"], &data["only"]), (&serde_json::json!("red"), &serde_json::json!("red")));
         assert_eq!(data["types"]["M"]["label"], "10");
         assert!(html.contains("<polyline"), "the material chart");
     }
 
     #[test]
-    fn notes_must_fit_the_game_and_a_view_must_be_known() {
+    fn notes_must_fit_the_game_and_a_side_page_keeps_its_own() {
         let (text, _) = random_record(4, 20);
         let game = read_game(&text, stratego_ucc::protocol::ucc_rules()).unwrap();
         let one = Notes { mover: "red", score: 0.5, top: vec![], belief: vec![] };
-        let e = render(&game, "t", "all", Some(std::slice::from_ref(&one))).unwrap_err();
+        let e = render(&game, "t", Perspective::All, Some(std::slice::from_ref(&one))).unwrap_err();
         assert!(e.to_string().contains("one per ply"), "{e}");
-        assert!(render(&game, "t", "green", None).is_err());
-        let notes = vec![one; game.moves.len()];
-        let html = render(&game, "t", "all", Some(&notes)).unwrap();
-        assert!(html.contains("\"mover\":\"red\""));
+        let notes: Vec<Notes> = (0..game.moves.len())
+            .map(|i| Notes { mover: if i % 2 == 0 { "red" } else { "blue" }, ..one.clone() })
+            .collect();
+        let html = render(&game, "t", Perspective::All, Some(&notes)).unwrap();
+        assert!(html.contains("\"mover\":\"red\"") && html.contains("\"mover\":\"blue\""));
+        // Blue's page keeps the notes on Blue's moves only.
+        let html = render(&game, "t", Perspective::Side(stratego_engine::Color::Blue), Some(&notes)).unwrap();
+        assert!(!html.contains("\"mover\":\"red\"") && html.contains("\"mover\":\"blue\""));
     }
 }
