@@ -67,6 +67,10 @@ pub struct ArenaArgs {
     /// Stop as soon as an SPRT decides: `elo0,elo1,alpha,beta` (logistic Elo, GSPRT on pentanomial pairs).
     #[arg(long)]
     sprt: Option<String>,
+    /// Also write N of the games as `stratego view` pages (`pages/NNNNN.html` beside the records), A's losses
+    /// first. [0 to 10,000,000]
+    #[arg(long, default_value_t = 0, value_parser = crate::count::<usize>(0, 10_000_000))]
+    keep_games: usize,
     #[command(flatten)]
     settings: MatchArgs,
 }
@@ -91,6 +95,10 @@ pub enum RegisterCommand {
         /// Worker threads (default: every core). Results do not depend on it. [1 to 1,024]
         #[arg(long, value_parser = crate::count::<usize>(1, 1_024))]
         threads: Option<usize>,
+        /// Also write N of the games as `stratego view` pages (`pages/NNNNN.html` beside the records), A's losses
+        /// first. [0 to 10,000,000]
+        #[arg(long, default_value_t = 0, value_parser = crate::count::<usize>(0, 10_000_000))]
+        keep_games: usize,
     },
 }
 
@@ -258,6 +266,11 @@ pub fn arena(out: &mut impl Write, args: ArenaArgs) -> Result<(), CliError> {
         result.games.len()
     )
     .map_err(output)?;
+    let scored: Vec<(u32, f64)> = result.games.iter().map(|g| (g.index, g.a_points())).collect();
+    let pages = crate::keep_games::write_pages(&dir, &scored, args.keep_games)?;
+    if pages > 0 {
+        writeln!(out, "pages: {} ({pages} games, A's losses first)", dir.join("pages").display()).map_err(output)?;
+    }
     Ok(())
 }
 
@@ -344,11 +357,17 @@ pub fn ladder(out: &mut impl Write, args: LadderArgs) -> Result<(), CliError> {
 }
 
 pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), CliError> {
-    let RegisterCommand::Run { file, out_root, threads } = command;
+    let RegisterCommand::Run { file, out_root, threads, keep_games } = command;
     let prepared = registration::prepare(&file, &players::registry())?;
     check_rules([&prepared.a, &prepared.b], &prepared.config)?;
     let progress = Progress::new("register run", prepared.config.games as u64);
-    let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &|g| progress.game("A", g)))??;
+    // Each game's index and A's points, for the pages of `--keep-games`.
+    let scored = std::sync::Mutex::new(Vec::new());
+    let on_game = |g: &GameResult| {
+        progress.game("A", g);
+        scored.lock().expect("no panic while held").push((g.index, g.a_points()));
+    };
+    let outcome = with_threads(threads, || registration::run(&prepared, &out_root, &on_game))??;
     progress.bar.finish_and_clear();
     write!(out, "{}", outcome.summary.to_text()).map_err(output)?;
     writeln!(out, "decision: {}", outcome.logged.decision).map_err(output)?;
@@ -372,6 +391,12 @@ pub fn register(out: &mut impl Write, command: RegisterCommand) -> Result<(), Cl
         outcome.output.display()
     )
     .map_err(output)?;
+    let scored = scored.into_inner().expect("no panic while held");
+    let pages = crate::keep_games::write_pages(&outcome.output, &scored, keep_games)?;
+    if pages > 0 {
+        writeln!(out, "pages: {} ({pages} games, A's losses first)", outcome.output.join("pages").display())
+            .map_err(output)?;
+    }
     Ok(())
 }
 

@@ -17,6 +17,7 @@ mod cotoan_cli;
 mod distill_cli;
 mod game_arena_cli;
 mod games;
+mod keep_games;
 mod model_cli;
 mod ntuple_cli;
 mod obs_cli;

@@ -306,10 +306,13 @@ fn register_run_writes_only_under_its_output_root() {
     assert!(!dir.join("x").exists());
     let file = dir.join("reg.toml");
     std::fs::write(&file, REGISTRATION).unwrap();
-    succeeded(&register_run(&file, &root, &["--threads", "1"]));
+    let text = succeeded(&register_run(&file, &root, &["--threads", "1", "--keep-games", "2"]));
     assert_eq!(listed(&dir.join("x")), ["root"]);
     assert_eq!(listed(&root), ["reg"]);
     assert_eq!(listed(&root.join("reg")), ["run-1"]);
+    // Two pages of A's worst games beside the records.
+    assert!(text.contains("(2 games, A's losses first)"), "{text}");
+    assert_eq!(listed(&root.join("reg/run-1/pages")).len(), 2);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -205,3 +205,41 @@ fn view_refuses_bad_input_in_one_line() {
     // Nothing was written by any refusal.
     assert!(!dir.join("ok.log.html").exists() && !dir.join("broken.log.html").exists());
 }
+
+/// `arena --keep-games N` and `register run --keep-games N`: N of the
+/// match's games as pages beside their records, A's losses first.
+#[test]
+fn a_match_keeps_pages_of_player_as_losses_first() {
+    let dir = scratch("view-keep");
+    let out = dir.join("match");
+    let text = succeeded(&arena(
+        "random",
+        "greedy",
+        "6",
+        &["--seed", "3", "--threads", "1", "--keep-games", "3", "--out", out.to_str().unwrap()],
+    ));
+    assert!(text.contains("(3 games, A's losses first)"), "{text}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let mut by_points: Vec<(f64, u64)> = results["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["a_points"].as_f64().unwrap(), g["index"].as_u64().unwrap()))
+        .collect();
+    by_points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let expected: Vec<String> = by_points[..3].iter().map(|(_, i)| format!("{i:05}.html")).collect();
+    let mut pages = listed(&out.join("pages"));
+    pages.sort();
+    let mut wanted = expected.clone();
+    wanted.sort();
+    assert_eq!(pages, wanted);
+    // Each page is its record's game.
+    for page in &expected {
+        let d = data(&out.join("pages").join(page));
+        let index: u64 = page[..5].parse().unwrap();
+        let game = &results["games"][index as usize];
+        assert_eq!(d["frames"].as_array().unwrap().len() as u64, game["plies"].as_u64().unwrap());
+    }
+    assert_refused(&arena_args("random", "greedy", "2", &["--keep-games", "x"]), "keep-games");
+}
