@@ -24,6 +24,7 @@ mod obs_cli;
 mod players;
 mod probe_cli;
 mod run_args;
+mod serve;
 mod train_cli;
 mod ucc_cli;
 mod ucc_review_cli;
@@ -124,6 +125,9 @@ enum Command {
     /// One self-contained HTML page of a game (a lab record or a UCC referee log): the board to step through from
     /// either side, the moves and battles, the material over the game; with --net, what a network made of each ply.
     View(view_cli::ViewArgs),
+    /// A local web server where a person plays a whole game against a player in the browser (setup, moves, battles,
+    /// the record to download).
+    Serve(serve::ServeArgs),
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -417,6 +421,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::UccReview(args) => ucc_review_cli::run(out, &args),
         Command::Probe(args) => probe_cli::run(out, args),
         Command::View(args) => view_cli::run(out, args),
+        Command::Serve(args) => serve::run(out, args),
         Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

@@ -197,3 +197,191 @@ fn a_viewer_page_steps_through_a_referee_game_from_each_side() {
         client.close().await.unwrap();
     });
 }
+
+/// `stratego serve`, ended with the test: its child process and the page's
+/// address from its first line.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(args: &[&str]) -> Served {
+    use std::io::BufRead;
+    let mut child = command(&[&["serve", "--port", "0"][..], args].concat())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("stratego serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line
+        .strip_prefix("serving on ")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address in `{line}`"))
+        .to_string();
+    Served { child, url }
+}
+
+/// The status line of a plain HTTP request to the server.
+fn http_status(url: &str, request_line: &str) -> String {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://").trim_end_matches('/');
+    let mut stream = TcpStream::connect(host).unwrap();
+    write!(stream, "{request_line}\r\nHost: {host}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer.lines().next().unwrap_or_default().to_string()
+}
+
+/// Waits until the page's script says `expr` is true.
+async fn until(client: &Client, expr: &str, what: &str) {
+    let start = Instant::now();
+    loop {
+        let v = client.execute(&format!("return Boolean({expr});"), vec![]).await.unwrap();
+        if v.as_bool() == Some(true) {
+            return;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "waited 30 s for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn click_square(client: &Client, square: &str) {
+    client.find(Locator::Css(&format!("#board .cell[data-square='{square}']"))).await.unwrap().click().await.unwrap();
+}
+
+/// Plays the served page's game to its end, one click pair a move (the
+/// legal moves in turn); returns the battles the page listed.
+async fn play_to_the_end(client: &Client) -> usize {
+    let mut battles = 0;
+    loop {
+        until(client, "phase === 'over' || seen.to_move === seen.you", "our turn").await;
+        if client.execute("return phase;", vec![]).await.unwrap() == "over" {
+            return battles;
+        }
+        let plies = client.execute("return log.length;", vec![]).await.unwrap().as_u64().unwrap();
+        let legal: Vec<String> =
+            serde_json::from_value(client.execute("return seen.legal;", vec![]).await.unwrap()).unwrap();
+        let mv = &legal[plies as usize % legal.len()];
+        let (from, to) = mv.split_once('-').unwrap();
+        click_square(client, from).await;
+        click_square(client, to).await;
+        until(client, &format!("log.length > {plies}"), "the move played").await;
+        battles = count(client, "#log li.battle").await;
+    }
+}
+
+/// Starts the served page's game as Red from the proposed setup.
+async fn start_game(client: &Client, url: &str) {
+    client.goto(url).await.unwrap();
+    until(client, "phase === 'setup' && setup.length === 40", "a proposed setup").await;
+    client.find(Locator::Css("#start")).await.unwrap().click().await.unwrap();
+    until(client, "phase === 'play' && seen.to_move === seen.you", "the first move").await;
+}
+
+/// The bar of issue 53: a whole game against the four-hour network
+/// searching (`netrollout`) at 100 ms a move, measured as the server's
+/// answer time to each of the person's moves (the page's `answers`).
+/// Ignored: a measurement, run by hand (BENCHMARKS.md, "The play page").
+#[test]
+#[ignore]
+fn serve_answer_times_against_netrollout() {
+    let Some(driver) = driver() else { return };
+    let dir = scratch("browser-serve-times");
+    let spec = format!("netrollout:{}/registrations/cpu-4h-spar.safetensors", env!("CARGO_MANIFEST_DIR"));
+    let served = serve(&["--agent", &spec, "--move-time-ms", "100"]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = browser(&driver, &dir.join("profile")).await;
+        start_game(&client, &served.url).await;
+        play_to_the_end(&client).await;
+        let mut answers: Vec<f64> =
+            serde_json::from_value(client.execute("return answers;", vec![]).await.unwrap()).unwrap();
+        let result = text(&client, "#result").await;
+        answers.sort_by(f64::total_cmp);
+        let n = answers.len();
+        let mean = answers.iter().sum::<f64>() / n as f64;
+        println!(
+            "{result}: {n} moves answered, mean {mean:.0} ms, median {:.0} ms, 95th percentile {:.0} ms, slowest {:.0} ms",
+            answers[n / 2],
+            answers[(n * 95 / 100).min(n - 1)],
+            answers[n - 1]
+        );
+        client.close().await.unwrap();
+    });
+}
+
+/// A whole game on the served page, by clicking: a setup arranged, moves
+/// made (an illegal one refused with the engine's reason), battles shown,
+/// the result read and the record downloaded, which `stratego view` reads.
+/// Then the server's limits: a second page finds it full, a closed page
+/// frees its game, bad requests get an error status.
+#[test]
+fn a_person_plays_a_whole_game_on_the_served_page() {
+    let Some(driver) = driver() else { return };
+    let dir = scratch("browser-serve");
+    let served = serve(&["--agent", "random", "--max-games", "1", "--max-plies", "80", "--move-time-ms", "100"]);
+    assert!(http_status(&served.url, "GET /nothing HTTP/1.1").contains(" 404"));
+    assert!(http_status(&served.url, "POST / HTTP/1.1").contains(" 405"));
+    assert!(http_status(&served.url, "GET /play HTTP/1.1").starts_with("HTTP/1.1 4"), "a WebSocket only");
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = browser(&driver, &dir.join("profile")).await;
+        client.goto(&served.url).await.unwrap();
+        until(&client, "phase === 'setup' && setup.length === 40", "a proposed setup").await;
+        // Swap two pieces of the back row by clicking them (a1 and b1).
+        let before: String = client.execute("return setup;", vec![]).await.unwrap().as_str().unwrap().into();
+        click_square(&client, "a1").await;
+        click_square(&client, "b1").await;
+        let after: String = client.execute("return setup;", vec![]).await.unwrap().as_str().unwrap().into();
+        let swapped: String = [&before[1..2], &before[0..1], &before[2..]].concat();
+        assert_eq!(after, swapped);
+        client.find(Locator::Css("#start")).await.unwrap().click().await.unwrap();
+        until(&client, "phase === 'play' && seen.to_move === seen.you", "the first move").await;
+
+        // An illegal move, by clicking: a piece into a lake.
+        let legal: Vec<String> =
+            serde_json::from_value(client.execute("return seen.legal;", vec![]).await.unwrap()).unwrap();
+        let from = legal[0].split('-').next().unwrap().to_string();
+        click_square(&client, &from).await;
+        assert!(count(&client, "#board .cell.target").await >= 1, "the legal targets are shown");
+        click_square(&client, "c5").await;
+        until(&client, "document.getElementById('error').textContent.includes('not legal')", "the reason").await;
+
+        // The game, one click pair a move, until the ply cap ends it.
+        let battles = play_to_the_end(&client).await;
+        let result = text(&client, "#result").await;
+        assert!(
+            result.starts_with("you win") || result.starts_with("the agent wins") || result.starts_with("a draw"),
+            "{result}"
+        );
+        assert!(battles > 0 || result.contains("ply-cap"), "a game of 80 plies sees battles");
+        let href = client.find(Locator::Css("#download")).await.unwrap().attr("href").await.unwrap().unwrap();
+        assert!(href.starts_with("blob:"));
+        let record: String = client.execute("return seen.record;", vec![]).await.unwrap().as_str().unwrap().into();
+        std::fs::write(dir.join("game.txt"), &record).unwrap();
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(screenshot_path(&dir, "serve.png"), png).unwrap();
+
+        // The server holds one game: a second page is told it is full...
+        let second = browser(&driver, &dir.join("profile2")).await;
+        second.goto(&served.url).await.unwrap();
+        until(&second, "document.getElementById('error').textContent.includes('holds 1 games')", "the refusal").await;
+        // ... until the first page goes away and frees its game.
+        client.goto("about:blank").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        second.refresh().await.unwrap();
+        until(&second, "phase === 'setup' && setup.length === 40", "a game for the second page").await;
+        second.close().await.unwrap();
+        client.close().await.unwrap();
+    });
+    let view = stratego_ok(&["view", dir.join("game.txt").to_str().unwrap()]);
+    assert!(view.contains("plies"), "{view}");
+}
