@@ -10,7 +10,9 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use common::{assert_one_line_error, command, scratch, stderr, stdout, stratego, stratego_in, succeeded};
+use common::{
+    assert_one_line_error, command, listed, scratch, stderr, stdout, stratego, stratego_in, stratego_ok, succeeded,
+};
 use serde_json::Value;
 
 /// The tags docs/TRAINING.md promises for every iteration: the learner's
@@ -140,10 +142,29 @@ fn smoke_run_logs_learns_checkpoints_and_resumes() {
         let points = scalars.iter().filter(|s| s.tag == *tag).count() as u64;
         assert_eq!(points, n, "{tag}");
     }
+    // Each evaluation's worst game as a picture, and its games kept as
+    // records that `view` reads.
+    let images = stratego_runlog::read_images(&run).unwrap();
+    let evaluated: Vec<u64> =
+        its.iter().filter(|l| l["eval/score_vs_random"].is_f64()).map(|l| l["step"].as_u64().unwrap()).collect();
+    assert_eq!(
+        images.iter().map(|(tag, step, _)| (tag.as_str(), *step)).collect::<Vec<_>>(),
+        evaluated.iter().map(|&s| ("eval/board", s)).collect::<Vec<_>>()
+    );
+    for &step in &evaluated {
+        let dir = run.join("eval-games").join(format!("{step:08}"));
+        let mut files = listed(&dir);
+        files.sort();
+        assert_eq!(files.len(), 3, "two games and the picture: {files:?}");
+        assert!(files.contains(&"board.png".to_string()));
+        let game = dir.join(files.iter().find(|f| f.starts_with("random-")).unwrap());
+        assert!(stratego_ok(&["view", game.to_str().unwrap()]).contains("plies"));
+    }
     let check = Command::new("python3")
         .arg("tests/check_tensorboard.py")
         .arg(&run)
         .args(&tags)
+        .args(["--images", "eval/board"])
         .output()
         .expect("python3 runs (pip install tensorboard)");
     assert!(check.status.success(), "{}{}", stdout(&check), stderr(&check));

@@ -1,6 +1,8 @@
 //! PNG charts: the ladder (one row per player, strongest on top, a dot at
-//! the rating and a bar over its 95 % interval, labelled with the numbers)
-//! and training curves (panels of lines over the games or steps of a run).
+//! the rating and a bar over its 95 % interval, labelled with the numbers),
+//! training curves (panels of lines over the games or steps of a run), and
+//! a board (a position with everything shown, as training's evaluations
+//! put one into TensorBoard).
 //!
 //! Text is drawn with DejaVu Sans embedded in the binary, so the chart looks
 //! the same on every machine and needs no system fonts.
@@ -10,6 +12,8 @@ use std::sync::Once;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
+
+use stratego_engine::{Color as Side, Square, State};
 
 use crate::stats::Rating;
 
@@ -201,4 +205,81 @@ pub fn draw_curves(path: &Path, title: &str, x_desc: &str, panels: &[Panel]) -> 
     }
     root.present().map_err(|e| fail(e.to_string()))?;
     Ok(())
+}
+
+/// The size of [`draw_board`]'s picture, in pixels.
+pub const BOARD_PICTURE: (u32, u32) = (440, 480);
+
+/// Draws `state`'s board with everything shown (each piece its rank, a
+/// piece the opponent knows outlined, the last move's squares marked)
+/// under `caption`, as a PNG at `path`.
+pub fn draw_board(path: &Path, state: &State, caption: &str) -> Result<(), ChartError> {
+    register_font();
+    let fail = |why: String| ChartError { path: path.display().to_string(), why };
+    let (width, height) = BOARD_PICTURE;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&RGBColor(250, 250, 250)).map_err(|e| fail(e.to_string()))?;
+    let (left, top, cell) = (20i32, 56i32, 40i32);
+    root.draw(&Text::new(caption.to_string(), (left, 14), ("sans-serif", 17).into_font().color(&BLACK)))
+        .map_err(|e| fail(e.to_string()))?;
+    let last = state.history().last().map(|p| p.mv);
+    for sq in Square::all() {
+        // Red's back row at the bottom.
+        let (x, y) = (left + cell * sq.col() as i32, top + cell * (9 - sq.row() as i32));
+        let ground = if sq.is_lake() { RGBColor(127, 178, 214) } else { RGBColor(217, 199, 155) };
+        root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], ground.filled())).map_err(|e| fail(e.to_string()))?;
+        root.draw(&Rectangle::new([(x, y), (x + cell, y + cell)], RGBColor(185, 167, 123)))
+            .map_err(|e| fail(e.to_string()))?;
+        if last.is_some_and(|mv| mv.from == sq || mv.to == sq) {
+            root.draw(&Rectangle::new(
+                [(x + 1, y + 1), (x + cell - 1, y + cell - 1)],
+                RGBColor(243, 156, 18).stroke_width(3),
+            ))
+            .map_err(|e| fail(e.to_string()))?;
+        }
+        let Some(piece) = state.board()[sq] else { continue };
+        let color = if piece.color == Side::Red { RGBColor(192, 57, 43) } else { RGBColor(44, 95, 168) };
+        root.draw(&Rectangle::new([(x + 4, y + 4), (x + cell - 4, y + cell - 4)], color.filled()))
+            .map_err(|e| fail(e.to_string()))?;
+        if piece.revealed {
+            root.draw(&Rectangle::new(
+                [(x + 4, y + 4), (x + cell - 4, y + cell - 4)],
+                RGBColor(241, 196, 15).stroke_width(2),
+            ))
+            .map_err(|e| fail(e.to_string()))?;
+        }
+        let label = piece.kind.rank_label();
+        let dx = if label.len() > 1 { 10 } else { 15 };
+        root.draw(&Text::new(label.to_string(), (x + dx, y + 11), ("sans-serif", 17).into_font().color(&WHITE)))
+            .map_err(|e| fail(e.to_string()))?;
+    }
+    root.present().map_err(|e| fail(e.to_string()))
+}
+
+#[cfg(test)]
+mod board_tests {
+    use super::*;
+
+    #[test]
+    fn a_board_is_drawn_as_a_png_of_its_size() {
+        use rand::SeedableRng;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let set = stratego_engine::PieceSet::Classic;
+        let (red, blue) =
+            (stratego_engine::Setup::random(set, &mut rng), stratego_engine::Setup::random(set, &mut rng));
+        let mut state = State::from_setups(stratego_engine::Ruleset::default(), &red, &blue).unwrap();
+        let mv = state.legal_moves()[0];
+        state.apply_move(mv).unwrap();
+        let path = stratego_testkit::scratch_path("board.png");
+        draw_board(&path, &state, "a test board").unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(bytes.starts_with(&[0x89, b'P', b'N', b'G']));
+        // The PNG header's width and height.
+        let (w, h) = (
+            u32::from_be_bytes(bytes[16..20].try_into().unwrap()),
+            u32::from_be_bytes(bytes[20..24].try_into().unwrap()),
+        );
+        assert_eq!((w, h), BOARD_PICTURE);
+        let _ = std::fs::remove_file(&path);
+    }
 }

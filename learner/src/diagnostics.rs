@@ -421,6 +421,10 @@ pub const SELFPLAY_SCORE_PREFIX: &str = "selfplay/score_vs_";
 /// The wall time of an evaluation, apart from the iteration's learning time
 /// (`time/...`), on the iterations that evaluate.
 pub const EVAL_SECONDS: &str = "eval/seconds";
+/// An image, not a scalar: the last position of the evaluation's worst
+/// game (TensorBoard's Images tab), whose record and page are kept in the
+/// run's `eval-games/<iteration>/`.
+pub const EVAL_BOARD: &str = "eval/board";
 
 /// The probe of the heads on the evaluation's games (`probe.rs`, issue 50),
 /// logged on the iterations that evaluate: each tag once, with what it means.
@@ -519,6 +523,10 @@ pub fn tags_markdown() -> String {
     for (tag, what, per) in probe_tags::TABLE {
         text.push_str(&format!("| `{tag}` | every evaluation: {what} | {per} |\n"));
     }
+    text.push_str(&format!(
+        "| `{EVAL_BOARD}` | every evaluation, an image (the Images tab): the last position of its worst game, everything \
+         shown; that game and the next worst against each opponent are kept in `eval-games/<iteration>/` | picture |\n"
+    ));
     text
 }
 

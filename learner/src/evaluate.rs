@@ -42,13 +42,34 @@ pub fn setup_policy(setups: Setups) -> SetupPolicy {
     }
 }
 
-/// An evaluation: the scores, and the probe of the heads on its games.
+/// An evaluation: the scores, the probe of the heads on its games, and a
+/// few of the games to look at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
     pub scores: Vec<Score>,
     /// `None` when no game had a position to look at.
     pub probe: Option<ProbeReport>,
+    /// [`KEPT_PER_OPPONENT`] games against each opponent, the network's
+    /// worst first.
+    pub kept: Vec<KeptGame>,
 }
+
+/// A game of an evaluation kept for people to look at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeptGame {
+    pub opponent: String,
+    /// Its index in that opponent's match.
+    pub index: u32,
+    /// The network's points (1 won, 1/2 drawn, 0 lost).
+    pub points: f64,
+    /// The network's side.
+    pub network: stratego_engine::Color,
+    pub record: stratego_engine::GameRecord,
+}
+
+/// Games kept per opponent and evaluation: enough to see how it loses,
+/// few enough to keep every evaluation's.
+pub const KEPT_PER_OPPONENT: usize = 2;
 
 /// Positions the probe looks at per evaluation: a few seconds of inference
 /// beside the games' minutes.
@@ -70,12 +91,22 @@ pub fn evaluate(
         .named(format!("net:step-{}", meta.step));
     let mut scores = Vec::new();
     let mut games = Vec::new();
+    let mut kept = Vec::new();
     for opponent in &config.opponents {
         let baseline = crate::stage::factory(opponent, run).map_err(|e| TrainError::config("eval.opponents", e))?;
         let match_config = MatchConfig::new(meta.rules, config.games, seed);
         let result = play_match(&network, baseline.as_ref(), &match_config, &|_| {})
             .map_err(|e| TrainError::Data(format!("evaluation against {opponent}: {e}")))?;
         games.extend(result.games.iter().filter_map(|g| g.record.as_ref()).filter_map(ProbeGame::of_record));
+        let mut worst: Vec<_> = result.games.iter().filter(|g| g.record.is_some()).collect();
+        worst.sort_by(|a, b| a.a_points().total_cmp(&b.a_points()).then(a.index.cmp(&b.index)));
+        kept.extend(worst.into_iter().take(KEPT_PER_OPPONENT).map(|g| KeptGame {
+            opponent: opponent.clone(),
+            index: g.index,
+            points: g.a_points(),
+            network: if g.a_is_red { stratego_engine::Color::Red } else { stratego_engine::Color::Blue },
+            record: g.record.clone().expect("kept only with a record"),
+        }));
         let summary = MatchSummary::of(&result);
         let capped = summary.draws_by_reason.get(EndReason::BattlelessCap.name()).copied().unwrap_or(0);
         scores.push(Score {
@@ -93,7 +124,7 @@ pub fn evaluate(
         Err(crate::probe::ProbeError::Empty(_)) => None,
         Err(e) => return Err(TrainError::Data(format!("probing the evaluation's games: {e}"))),
     };
-    Ok(Evaluation { scores, probe })
+    Ok(Evaluation { scores, probe, kept })
 }
 
 #[cfg(test)]
@@ -126,6 +157,13 @@ mod tests {
         let logged = crate::probe::scalars(&report);
         for (tag, _, _) in crate::diagnostics::probe_tags::TABLE {
             assert!(logged.get(tag).is_some_and(|x| x.is_finite()), "{tag} in {logged:?}");
+        }
+        // Two games of each match kept, the network's worst first.
+        assert_eq!(evaluation.kept.len(), 2 * KEPT_PER_OPPONENT);
+        for pair in evaluation.kept.chunks(KEPT_PER_OPPONENT) {
+            assert_eq!(pair[0].opponent, pair[1].opponent);
+            assert!(pair[0].points <= pair[1].points);
+            assert!(pair[0].record.result.is_some());
         }
         let scores = evaluation.scores;
         assert_eq!(scores.iter().map(|s| s.opponent.as_str()).collect::<Vec<_>>(), ["random", "greedy"]);

@@ -51,7 +51,7 @@ use crate::diagnostics::{
     SELFPLAY_SCORE_PREFIX,
 };
 use crate::distill::pretrain_run;
-use crate::evaluate::evaluate;
+use crate::evaluate::{evaluate, KeptGame};
 use crate::run::{restore, Counters, RunDir};
 use crate::samples::{encode, minibatches, select};
 use crate::step::{optimizer, sgd_step, DeviceSums};
@@ -435,9 +435,11 @@ impl Learner {
         //    line was lost for good. A stage that begins at the new version
         //    is entered before the checkpoint, which it always has.
         let step = self.counters.iteration;
-        values.extend(self.evaluate_if_due(step)?);
+        let (evaluated, kept) = self.evaluate_if_due(step)?;
+        values.extend(evaluated);
         let logged: Vec<(&str, f64)> = values.iter().map(|(tag, v)| (tag.as_str(), *v)).collect();
         self.board.scalars(step, &logged)?;
+        self.keep_games(step, &kept)?;
         self.metrics.write(step, &logged)?;
         if let Some(restart) = restart {
             self.enter_stage(step, restart)?;
@@ -485,12 +487,48 @@ impl Learner {
         Ok(())
     }
 
+    /// Step 5: an evaluation's kept games as records in
+    /// `eval-games/<step>/` (`OPPONENT-INDEX.txt`, which `stratego view`
+    /// and `replay` read), and the last position of the worst one as a
+    /// picture there (`board.png`) and in TensorBoard (`eval/board`).
+    fn keep_games(&mut self, step: u64, kept: &[KeptGame]) -> Result<(), TrainError> {
+        let Some(worst) = kept.iter().min_by(|a, b| a.points.total_cmp(&b.points)) else { return Ok(()) };
+        let dir = self.run.root().join("eval-games").join(format!("{step:08}"));
+        std::fs::create_dir_all(&dir).map_err(|e| crate::run::run_error(&dir, e))?;
+        for game in kept {
+            let name = format!("{}-{:05}.txt", stratego_evaluation::report::slug(&game.opponent), game.index);
+            let path = dir.join(name);
+            stratego_runlog::atomic_write(&path, game.record.to_text().as_bytes())?;
+        }
+        let end = worst.record.replay().map_err(|e| TrainError::Data(format!("an evaluation game: {e}")))?;
+        let result = match worst.points {
+            p if p >= 1.0 => "won",
+            p if p > 0.0 => "drawn",
+            _ => "lost",
+        };
+        let caption = format!(
+            "iteration {step}: the network ({}) {result} against {} in {} plies",
+            worst.network,
+            worst.opponent,
+            end.ply()
+        );
+        let picture = dir.join("board.png");
+        stratego_evaluation::chart::draw_board(&picture, &end, &caption)
+            .map_err(|e| TrainError::Data(e.to_string()))?;
+        let png = std::fs::read(&picture).map_err(|e| crate::run::run_error(&picture, e))?;
+        let (width, height) = stratego_evaluation::chart::BOARD_PICTURE;
+        self.board.image(diagnostics::EVAL_BOARD, step, &png, width, height)?;
+        Ok(())
+    }
+
     /// Step 5: an evaluation every `eval.every` and at the end, whose
     /// values it returns (its time apart, `eval/seconds`: it is neither
-    /// learning nor waiting); `eval` of the stage that ended at `step`.
-    fn evaluate_if_due(&self, step: u64) -> Result<Vec<(String, f64)>, TrainError> {
+    /// learning nor waiting) with the games it kept; `eval` of the stage
+    /// that ended at `step`.
+    fn evaluate_if_due(&self, step: u64) -> Result<(Vec<(String, f64)>, Vec<KeptGame>), TrainError> {
         let config = self.stage(step - 1);
         let mut values = Vec::new();
+        let mut kept = Vec::new();
         if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || self.finished()) {
             let eval_started = Instant::now();
             let meta = checkpoint_meta(config, step);
@@ -509,8 +547,9 @@ impl Learner {
                 values.push((tag, s.score));
             }
             values.push((EVAL_SECONDS.to_string(), eval_started.elapsed().as_secs_f64()));
+            kept = evaluation.kept;
         }
-        Ok(values)
+        Ok((values, kept))
     }
 
     /// Where the run stands now.

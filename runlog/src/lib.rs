@@ -21,7 +21,7 @@ pub use lock::{DirLock, LOCK_FILE};
 pub use metrics::{read_metrics, MetricsLog, Unreadable, MAX_METRICS_BYTES, MAX_METRICS_LINE};
 pub use progress::{Progress, PROGRESS_SECONDS_ENV};
 pub use run_dir::{RunDir, CONFIG_FILE};
-pub use tensorboard::{read_scalars, Scalar, TensorBoard};
+pub use tensorboard::{read_images, read_scalars, Scalar, TensorBoard};
 
 /// What can go wrong with a run directory.
 #[derive(Debug, thiserror::Error)]

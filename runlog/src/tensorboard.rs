@@ -1,4 +1,4 @@
-//! TensorBoard scalars, written with tfrecord's event writer.
+//! TensorBoard scalars and images, written with tfrecord's event writer.
 //!
 //! Each writer opens a new `events.out.tfevents.*` file in the run directory;
 //! TensorBoard merges all files of a directory. A resumed run starts its file
@@ -14,7 +14,7 @@ use std::time::SystemTime;
 use tfrecord::protobuf::event::What;
 use tfrecord::protobuf::session_log::SessionStatus;
 use tfrecord::protobuf::summary::value::Value;
-use tfrecord::protobuf::SessionLog;
+use tfrecord::protobuf::{summary, SessionLog, Summary};
 use tfrecord::{Event, EventIter, EventWriter, EventWriterConfig, RecordReaderConfig};
 
 use crate::RunLogError;
@@ -85,6 +85,21 @@ impl TensorBoard {
         self.flush()
     }
 
+    /// A PNG picture of `width` x `height` pixels under `tag` (TensorBoard's
+    /// Images tab), flushed.
+    pub fn image(&mut self, tag: &str, step: u64, png: &[u8], width: u32, height: u32) -> Result<(), RunLogError> {
+        let image = summary::Image {
+            height: height as i32,
+            width: width as i32,
+            // RGB.
+            colorspace: 3,
+            encoded_image_string: png.to_vec(),
+        };
+        let value = summary::Value { tag: tag.to_string(), value: Some(Value::Image(image)), ..Default::default() };
+        self.event(step, What::Summary(Summary { value: vec![value] }))?;
+        self.flush()
+    }
+
     pub fn flush(&mut self) -> Result<(), RunLogError> {
         self.writer.flush().map_err(|e| events_error(&self.path, e))
     }
@@ -120,6 +135,31 @@ pub fn read_scalars(dir: &Path) -> Result<Vec<Scalar>, RunLogError> {
     Ok(scalars)
 }
 
+/// Every image's tag, step and encoded bytes in the event files of `dir`,
+/// as [`read_scalars`] reads them.
+pub fn read_images(dir: &Path) -> Result<Vec<(String, u64, Vec<u8>)>, RunLogError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| RunLogError::io(dir, e))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("events.out.tfevents.")))
+        .collect();
+    files.sort();
+    let mut images = Vec::new();
+    for path in files {
+        let events = EventIter::open(&path, RecordReaderConfig::default()).map_err(|e| events_error(&path, e))?;
+        for event in events {
+            let Ok(event) = event else { break };
+            let Some(What::Summary(summary)) = event.what else { continue };
+            for value in summary.value {
+                if let Some(Value::Image(image)) = value.value {
+                    images.push((value.tag, event.step as u64, image.encoded_image_string));
+                }
+            }
+        }
+    }
+    Ok(images)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +178,20 @@ mod tests {
         let loss: Vec<(u64, f32)> = got.iter().filter(|s| s.tag == "loss/total").map(|s| (s.step, s.value)).collect();
         assert_eq!(loss, vec![(1, 2.5), (2, 2.0), (3, 1.5)]);
         assert!(got.iter().any(|s| s.tag == "lr" && (s.value - 1e-4).abs() < 1e-9));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn images_read_back_beside_the_scalars() {
+        let dir = stratego_testkit::scratch_path("runlog-tb-image");
+        let png = [0x89, b'P', b'N', b'G', 1, 2, 3];
+        {
+            let mut tb = TensorBoard::create(&dir, None).unwrap();
+            tb.scalars(4, &[("loss/total", 1.0)]).unwrap();
+            tb.image("eval/board", 4, &png, 10, 12).unwrap();
+        }
+        assert_eq!(read_images(&dir).unwrap(), vec![("eval/board".to_string(), 4, png.to_vec())]);
+        assert_eq!(read_scalars(&dir).unwrap().len(), 1, "an image is not a scalar");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
