@@ -18,11 +18,15 @@ use fantoccini::{Client, ClientBuilder, Locator};
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
-/// The browser's driver, ended with the test.
+/// The browser's driver, ended with the test. The tests take turns (one
+/// browser at a time: two at once on a 2-core machine starve each other).
 struct Driver {
     child: Child,
     port: u16,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Drop for Driver {
     fn drop(&mut self) {
@@ -42,6 +46,7 @@ fn driver() -> Option<Driver> {
         eprintln!("skipped: no {CHROMIUM} and {CHROMEDRIVER} (apt-get install chromium chromium-driver)");
         return None;
     }
+    let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let child = Command::new(CHROMEDRIVER)
         .arg(format!("--port={port}"))
@@ -49,9 +54,12 @@ fn driver() -> Option<Driver> {
         .stderr(Stdio::null())
         .spawn()
         .expect("chromedriver starts");
-    let driver = Driver { child, port };
+    let mut driver = Driver { child, port, _turn: turn };
     let start = Instant::now();
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if let Ok(Some(status)) = driver.child.try_wait() {
+            panic!("chromedriver exited ({status}) before it listened on {port}");
+        }
         assert!(start.elapsed() < Duration::from_secs(30), "chromedriver did not listen on {port}");
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -76,11 +84,24 @@ async fn browser(driver: &Driver, profile: &Path) -> Client {
     args.push(format!("--user-data-dir={}", profile.display()));
     let mut caps = serde_json::Map::new();
     caps.insert("goog:chromeOptions".into(), serde_json::json!({ "binary": CHROMIUM, "args": args }));
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a browser session")
+    // A session can be refused while the driver settles after its port
+    // opened: a few tries, a second apart.
+    let mut tries = 0;
+    loop {
+        let connected = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps.clone())
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await;
+        match connected {
+            Ok(client) => return client,
+            Err(e) if tries < 5 => {
+                tries += 1;
+                eprintln!("no browser session yet ({e}); trying again");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => panic!("no browser session after {tries} tries: {e}"),
+        }
+    }
 }
 
 async fn text(client: &Client, css: &str) -> String {
@@ -384,4 +405,70 @@ fn a_person_plays_a_whole_game_on_the_served_page() {
     });
     let view = stratego_ok(&["view", dir.join("game.txt").to_str().unwrap()]);
     assert!(view.contains("plies"), "{view}");
+    stratego_ok(&["replay", dir.join("game.txt").to_str().unwrap(), "--moves"]);
+}
+
+/// A page that says nothing for `--idle-seconds` has its game ended, and
+/// is told why.
+#[test]
+fn an_idle_page_has_its_game_ended() {
+    let Some(driver) = driver() else { return };
+    let dir = scratch("browser-serve-idle");
+    let served = serve(&["--agent", "random", "--idle-seconds", "1"]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let client = browser(&driver, &dir.join("profile")).await;
+        start_game(&client, &served.url).await;
+        until(
+            &client,
+            "document.getElementById('error').textContent.includes('nothing from the page for 1 s')",
+            "the end",
+        )
+        .await;
+        until(&client, "socket.readyState === WebSocket.CLOSED", "the connection closed").await;
+        client.close().await.unwrap();
+    });
+}
+
+/// Two tabs, two games: each page's game is its own (its own setup, its own
+/// moves, its own agent), played at the same time on one server.
+#[test]
+fn two_pages_play_two_independent_games() {
+    let Some(driver) = driver() else { return };
+    let dir = scratch("browser-serve-two");
+    let served = serve(&["--agent", "random", "--max-games", "2", "--max-plies", "40"]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let (one, two) = (browser(&driver, &dir.join("one")).await, browser(&driver, &dir.join("two")).await);
+        start_game(&one, &served.url).await;
+        // The second page plays Blue: the agent opens its game.
+        two.goto(&served.url).await.unwrap();
+        until(&two, "phase === 'setup' && setup.length === 40", "a proposed setup").await;
+        two.find(Locator::Css("#color")).await.unwrap().select_by_value("blue").await.unwrap();
+        two.find(Locator::Css("#start")).await.unwrap().click().await.unwrap();
+        until(&two, "phase === 'play' && seen.to_move === seen.you", "Blue's first move").await;
+        assert_eq!(two.execute("return seen.you;", vec![]).await.unwrap(), "blue");
+        assert_eq!(two.execute("return log.length;", vec![]).await.unwrap(), 1, "the agent moved first");
+        assert_eq!(one.execute("return log.length;", vec![]).await.unwrap(), 0, "the first page's game has not begun");
+        // Both to their ends, one after the other's moves.
+        play_to_the_end(&two).await;
+        play_to_the_end(&one).await;
+        let mut records = Vec::new();
+        for page in [&one, &two] {
+            records.push(page.execute("return seen.record;", vec![]).await.unwrap().as_str().unwrap().to_string());
+        }
+        assert_ne!(records[0], records[1]);
+        // Each record is the game its page showed.
+        for (page, record) in [&one, &two].into_iter().zip(&records) {
+            let plies = page.execute("return log.length;", vec![]).await.unwrap().as_u64().unwrap();
+            let moves = record
+                .lines()
+                .filter(|l| l.starts_with("moves"))
+                .map(|l| l.split_whitespace().count() - 1)
+                .sum::<usize>();
+            assert_eq!(moves as u64, plies, "the plies shown and the record's: {record}");
+        }
+        one.close().await.unwrap();
+        two.close().await.unwrap();
+    });
 }

@@ -109,55 +109,50 @@ fn events_error(path: &Path, e: impl std::fmt::Display) -> RunLogError {
     RunLogError::Events { path: path.display().to_string(), message: e.to_string() }
 }
 
-/// Every scalar in the event files of `dir`, file by file in name (= time)
-/// order. A truncated last record (a writer killed mid-write) ends its file
-/// without an error, as TensorBoard itself treats it.
-pub fn read_scalars(dir: &Path) -> Result<Vec<Scalar>, RunLogError> {
+/// Every summary value in the event files of `dir` with its step, file by
+/// file in name (= time) order. A truncated last record (a writer killed
+/// mid-write) ends its file without an error, as TensorBoard itself treats
+/// it.
+fn summary_values(dir: &Path) -> Result<Vec<(u64, summary::Value)>, RunLogError> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| RunLogError::io(dir, e))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("events.out.tfevents.")))
         .collect();
     files.sort();
-    let mut scalars = Vec::new();
+    let mut values = Vec::new();
     for path in files {
         let events = EventIter::open(&path, RecordReaderConfig::default()).map_err(|e| events_error(&path, e))?;
         for event in events {
             let Ok(event) = event else { break };
             let Some(What::Summary(summary)) = event.what else { continue };
-            for value in summary.value {
-                if let Some(Value::SimpleValue(v)) = value.value {
-                    scalars.push(Scalar { tag: value.tag, step: event.step as u64, value: v });
-                }
-            }
+            values.extend(summary.value.into_iter().map(|v| (event.step as u64, v)));
         }
     }
-    Ok(scalars)
+    Ok(values)
+}
+
+/// Every scalar in the event files of `dir`, in the order written.
+pub fn read_scalars(dir: &Path) -> Result<Vec<Scalar>, RunLogError> {
+    Ok(summary_values(dir)?
+        .into_iter()
+        .filter_map(|(step, v)| match v.value {
+            Some(Value::SimpleValue(value)) => Some(Scalar { tag: v.tag, step, value }),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Every image's tag, step and encoded bytes in the event files of `dir`,
-/// as [`read_scalars`] reads them.
+/// in the order written.
 pub fn read_images(dir: &Path) -> Result<Vec<(String, u64, Vec<u8>)>, RunLogError> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| RunLogError::io(dir, e))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("events.out.tfevents.")))
-        .collect();
-    files.sort();
-    let mut images = Vec::new();
-    for path in files {
-        let events = EventIter::open(&path, RecordReaderConfig::default()).map_err(|e| events_error(&path, e))?;
-        for event in events {
-            let Ok(event) = event else { break };
-            let Some(What::Summary(summary)) = event.what else { continue };
-            for value in summary.value {
-                if let Some(Value::Image(image)) = value.value {
-                    images.push((value.tag, event.step as u64, image.encoded_image_string));
-                }
-            }
-        }
-    }
-    Ok(images)
+    Ok(summary_values(dir)?
+        .into_iter()
+        .filter_map(|(step, v)| match v.value {
+            Some(Value::Image(image)) => Some((v.tag, step, image.encoded_image_string)),
+            _ => None,
+        })
+        .collect())
 }
 
 #[cfg(test)]

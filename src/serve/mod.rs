@@ -117,8 +117,8 @@ pub fn run(out: &mut impl std::io::Write, args: ServeArgs) -> Result<(), CliErro
     })
 }
 
-async fn page() -> Html<&'static str> {
-    Html(PAGE)
+async fn page() -> Html<String> {
+    Html(PAGE.replace("{{BOARD_CSS}}", stratego_viewer::page::BOARD_CSS))
 }
 
 async fn play(ws: WebSocketUpgrade, Shared(server): Shared<Arc<Server>>) -> Response {

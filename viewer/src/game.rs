@@ -266,25 +266,9 @@ pub fn side_name(color: Color) -> &'static str {
 pub(crate) mod tests {
     use super::*;
 
-    /// Three plies and a surrender, as the referee writes them (Red's
-    /// Scouts meet at ply 3 and both die).
-    const LOG: &str = "\
-./red RED SETUP
-FB8sB479B8
-BB31555583
-6724898974
-967B669999
-./blue BLUE SETUP
-967B669999
-6724898974
-BB31555583
-FB8sB479B8
-1 RED: 0 3 DOWN OK
-1 BLU: 0 6 UP OK
-2 RED: 0 4 DOWN BOTHDIE 9 9
-Game ends on BLUE's turn - REASON: test
-./blue BLUE SURRENDER 2 146 146
-";
+    /// Three plies and a surrender, as the referee writes them (at ply 3
+    /// a Red and a Blue Scout meet, and both die).
+    const LOG: &str = include_str!("../../tests/fixtures/ucc/three-plies-surrender.log");
 
     #[test]
     fn a_referee_log_is_read_and_replayed_into_frames() {

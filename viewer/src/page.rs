@@ -10,6 +10,12 @@ use crate::ViewError;
 
 const TEMPLATE: &str = include_str!("page.html");
 
+/// The board's look (squares, lakes, pieces by side, a known piece's
+/// outline, a moved piece's dot), shared by this page and the play page of
+/// `stratego serve`, each of which puts it where its template says
+/// `{{BOARD_CSS}}`.
+pub const BOARD_CSS: &str = include_str!("board.css");
+
 /// A network's view of one position, taken by the side to move there
 /// (`stratego view --net`): one per ply, the position before it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -169,6 +175,7 @@ pub fn render(
     // `</` may not appear inside a script element: JSON allows `\u003c`.
     let json = serde_json::to_string(&data).map_err(|e| ViewError::Notes(e.to_string()))?.replace('<', "\\u003c");
     Ok(TEMPLATE
+        .replace("{{BOARD_CSS}}", BOARD_CSS)
         .replace("{{TITLE}}", &escape_html(title))
         .replace("{{CHART}}", &material_chart(material0, &frames))
         .replace("{{DATA}}", &json))
