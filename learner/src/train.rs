@@ -525,7 +525,7 @@ impl Learner {
     /// values it returns (its time apart, `eval/seconds`: it is neither
     /// learning nor waiting) with the games it kept; `eval` of the stage
     /// that ended at `step`.
-    fn evaluate_if_due(&self, step: u64) -> Result<(Vec<(String, f64)>, Vec<KeptGame>), TrainError> {
+    fn evaluate_if_due(&self, step: u64) -> Result<(Tagged, Vec<KeptGame>), TrainError> {
         let config = self.stage(step - 1);
         let mut values = Vec::new();
         let mut kept = Vec::new();
@@ -561,6 +561,9 @@ impl Learner {
         }
     }
 }
+
+/// Values by tag, as an iteration logs them.
+type Tagged = Vec<(String, f64)>;
 
 /// The metadata of the run's checkpoints at `step`.
 pub(crate) fn checkpoint_meta(config: &TrainConfig, step: u64) -> CheckpointMeta {
