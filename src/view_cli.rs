@@ -37,7 +37,7 @@ pub struct ViewArgs {
     net: Option<PathBuf>,
     /// For a referee log: the referee's turn limit (its `-m`), shown to the network as the lab's `--rules referee`
     /// does; a game longer than it is replayed without a cap. [1 to 1,000,000]
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = crate::count::<u32>(1, 1_000_000))]
     referee_turns: u32,
     /// The network's device (`cpu`, `flex`, `ndarray`, `wgpu`).
     #[arg(long, default_value = "cpu")]
