@@ -383,7 +383,8 @@ fn a_person_plays_a_whole_game_on_the_served_page() {
             result.starts_with("you win") || result.starts_with("the agent wins") || result.starts_with("a draw"),
             "{result}"
         );
-        assert!(battles > 0 || result.contains("ply-cap"), "a game of 80 plies sees battles");
+        // The game is seeded (the server's seed, our moves taken in turn): its 80 plies see battles.
+        assert!(battles > 0, "no battle shown in the game: {result}");
         let href = client.find(Locator::Css("#download")).await.unwrap().attr("href").await.unwrap().unwrap();
         assert!(href.starts_with("blob:"));
         let record: String = client.execute("return seen.record;", vec![]).await.unwrap().as_str().unwrap().into();

@@ -120,12 +120,7 @@ fn probe_refuses_what_is_not_a_finished_game_in_one_line() {
     assert_refused(&["probe", &net, unfinished.to_str().unwrap()], "has no result");
     let log = fixture("celsius-known-miner.log");
     // A referee log whose move is illegal in our engine: the error names the file and the ply.
-    let text = std::fs::read_to_string(&log).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    let first_move = lines.iter().position(|l| l.starts_with("1 RED: ")).unwrap();
-    lines[first_move] = "1 RED: 0 0 DOWN OK";
-    let broken = dir.join("broken.log");
-    std::fs::write(&broken, lines.join("\n") + "\n").unwrap();
+    let broken = broken_referee_log(&dir, &log);
     assert_refused(&["probe", &net, broken.to_str().unwrap()], "broken.log, ply 1:");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--stride", "0"], "at least 1");
     assert_refused(&["probe", &net, log.to_str().unwrap(), "--referee-plies", "0"], "at least 1");

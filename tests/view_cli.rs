@@ -188,12 +188,7 @@ fn view_refuses_bad_input_in_one_line() {
     assert_refused(&["view", not_a_game.to_str().unwrap()], "neither a lab record nor a UCC referee log");
     assert_refused(&["view", dir.join("missing.log").to_str().unwrap()], "cannot read");
     let log = fixture("celsius-known-miner.log");
-    let text = std::fs::read_to_string(&log).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    let first_move = lines.iter().position(|l| l.starts_with("1 RED: ")).unwrap();
-    lines[first_move] = "1 RED: 0 0 DOWN OK";
-    let broken = dir.join("broken.log");
-    std::fs::write(&broken, lines.join("\n") + "\n").unwrap();
+    let broken = broken_referee_log(&dir, &log);
     assert_refused(&["view", broken.to_str().unwrap()], "ply 1");
     let copy = dir.join("ok.log");
     std::fs::copy(&log, &copy).unwrap();

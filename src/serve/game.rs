@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use stratego_engine::{Color, GameRecord, Move, PieceSet, Ruleset, Setup, State};
 use stratego_players::view::PublicPly;
 use stratego_players::{AgentRng, InfoView, Player, PlayerError};
-use stratego_viewer::game::{frames, piece_code, side_name, Frame, Perspective};
+use stratego_viewer::game::{board_codes, frames, side_name, Frame, Perspective};
 use stratego_viewer::{Game as ViewedGame, GameSource};
 
 /// What the page sends.
@@ -213,9 +213,7 @@ impl Session {
         let all = frames(&viewed, perspective, |_| {}).unwrap_or_default();
         let plies = all.get(self.told..).map(<[Frame]>::to_vec).unwrap_or_default();
         self.told = all.len();
-        let board = stratego_engine::Square::all()
-            .map(|sq| self.state.board()[sq].as_ref().map(|p| piece_code(p, perspective)))
-            .collect();
+        let board = board_codes(&self.state, perspective);
         let over = self.state.outcome();
         let legal = if over.is_none() && self.state.to_move() == self.human {
             self.state.legal_moves().iter().map(|m| m.to_string()).collect()

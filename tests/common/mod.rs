@@ -132,3 +132,16 @@ pub fn assert_figure_lines(text: &str) {
         assert!(!parts.next().unwrap_or("").is_empty(), "a unit in {line}");
     }
 }
+
+/// A copy in `dir` of the referee log `log` whose first move is one our
+/// engine refuses (`0 0 DOWN`, from Red's corner into its own piece): the
+/// error must name the ply.
+pub fn broken_referee_log(dir: &Path, log: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(log).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first_move = lines.iter().position(|l| l.starts_with("1 RED: ")).unwrap();
+    lines[first_move] = "1 RED: 0 0 DOWN OK";
+    let broken = dir.join("broken.log");
+    std::fs::write(&broken, lines.join("\n") + "\n").unwrap();
+    broken
+}

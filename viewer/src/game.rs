@@ -9,8 +9,7 @@ use stratego_ucc::protocol::RefereeLog;
 use crate::ViewError;
 
 /// Which kind of file a game came from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GameSource {
     /// `play --record`, `ucc-bot --record`, `arena --keep-games`: the lab's
     /// `stratego-record v1` text.
@@ -189,11 +188,16 @@ pub struct Frame {
 
 /// The board before the first ply, as piece codes by cell.
 pub fn start_board(game: &Game, perspective: Perspective) -> Result<Vec<Option<String>>, ViewError> {
-    let state = start(game)?;
-    Ok(Square::all().map(|sq| state.board()[sq].as_ref().map(|p| piece_code(p, perspective))).collect())
+    Ok(board_codes(&start(game)?, perspective))
 }
 
-fn start(game: &Game) -> Result<State, ViewError> {
+/// `state`'s board as piece codes by cell, as `perspective` sees it.
+pub fn board_codes(state: &State, perspective: Perspective) -> Vec<Option<String>> {
+    Square::all().map(|sq| state.board()[sq].as_ref().map(|p| piece_code(p, perspective))).collect()
+}
+
+/// The game's state before its first ply.
+pub fn start(game: &Game) -> Result<State, ViewError> {
     State::from_setups(game.rules, &game.red, &game.blue).map_err(|e| ViewError::Replay {
         ply: 0,
         mv: "the setups".into(),

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use stratego_engine::{PieceType, Square};
 
-use crate::game::{frames, material, start_board, Frame, Game, GameSource, Perspective};
+use crate::game::{board_codes, frames, material, start, Frame, Game, GameSource, Perspective};
 use crate::ViewError;
 
 const TEMPLATE: &str = include_str!("page.html");
@@ -134,14 +134,8 @@ pub fn render(
         )));
     }
     let frames = frames(game, perspective, |_| {})?;
-    let start = start_board(game, perspective)?;
-    let material0 = material(
-        &stratego_engine::State::from_setups(game.rules, &game.red, &game.blue).map_err(|e| ViewError::Replay {
-            ply: 0,
-            mv: "the setups".into(),
-            why: e.to_string(),
-        })?,
-    );
+    let first = start(game)?;
+    let (start, material0) = (board_codes(&first, perspective), material(&first));
     let only = match perspective {
         Perspective::All => None,
         Perspective::Side(_) => Some(perspective.name()),
