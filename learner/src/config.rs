@@ -276,7 +276,7 @@ pub struct LearnerConfig {
     /// each iteration it is `entropy_gain` times how far the last
     /// iteration's mean entropy fell short of this, clamped to the
     /// schedule's [floor, ceiling], so the magnet pushes only while the
-    /// policy is collapsing (docs/TRAINING.md, "Four hours").
+    /// policy is collapsing (docs/JOURNAL.md, "Four hours").
     pub entropy_target: f32,
     /// The magnet weight per nat of entropy short of `entropy_target`.
     pub entropy_gain: f32,

@@ -15,7 +15,7 @@
 //!   than nothing for both players in the policy's update only: the value
 //!   head still learns the true (loss, draw, win) chances. It is meant
 //!   against a policy that learns to shuffle to the battleless cap when
-//!   ahead (docs/TRAINING.md, "Four hours": alone, it did not revive a
+//!   ahead (docs/JOURNAL.md, "Four hours": alone, it did not revive a
 //!   collapsed one, and at -0.25 it did not keep a 3-hour run from settling
 //!   into the shuffle).
 //!

@@ -22,6 +22,7 @@ use stratego_engine::{Color, Move, Outcome, PieceSet, Ruleset, Setup};
 use stratego_evaluation::arena::{play_game, MatchConfig};
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions, GuidedPlayer};
 use stratego_netplayer::rollout::{RolloutFactory, RolloutOptions, RolloutPlayer};
+use stratego_netplayer::NetworkPlayerKind;
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SetupPolicy};
 
 // The `stratego` command's allocator, so that the times are the arena's.

@@ -36,11 +36,13 @@ use std::time::{Duration, Instant};
 use stratego_baselines::entries::expectimax_config;
 use stratego_baselines::eval::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
-use stratego_engine::{Move, PieceSet, Setup};
-use stratego_players::determinize::determinize;
-use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_engine::Move;
+use stratego_players::{Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{NetworkFactory, NetworkPlayerKind};
+use crate::kind::{Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::network::NetworkFactory;
+use crate::veto::{near_best, searched_values};
+use crate::NetPlayerError;
 
 /// The options of a guided expectimax player, after the path in its spec.
 #[derive(Copy, Clone, PartialEq, Debug)]
@@ -63,21 +65,29 @@ impl Default for GuidedOptions {
     }
 }
 
-/// How the options are listed in error messages and help.
-pub const GUIDED_OPTIONS: &str = concat!(
-    "margin=M (0-1; a share of a won game: the policy chooses among moves searched \
-     within it of the best; default 0.3), depth=N (1-20), nodes=N, time=MS, press=auto|on|off, scale=N, guard=on|off, \
-     defend=on|off, informed=on|off (as for expectimax), ",
-    stratego_players::setup_option!()
-);
-
 impl GuidedOptions {
     pub const DEFAULT_MARGIN: f64 = 0.3;
+}
+
+/// Makes [`GuidedPlayer`]s that share one loaded network.
+pub type GuidedFactory = NetworkFactory<GuidedOptions>;
+
+impl NetworkPlayerKind for GuidedOptions {
+    type Stats = GuidedStats;
+    const NAME: &'static str = "netexpectimax";
+    const OPTIONS: &'static str = concat!(
+        "margin=M (0-1; a share of a won game: the policy chooses among moves searched \
+     within it of the best; default 0.3), depth=N (1-20), nodes=N, time=MS, press=auto|on|off, scale=N, guard=on|off, \
+     defend=on|off, informed=on|off (as for expectimax), ",
+        stratego_players::setup_option!()
+    );
+    const ABOUT: &'static str =
+        "expectimax whose root moves a network's policy orders and, among near-equal values, chooses";
 
     /// Parses a spec's options: `margin`, and the rest as `expectimax`
     /// reads them (its spec parser, so the two cannot drift apart).
-    pub fn parse(spec: &PlayerSpec) -> Result<GuidedOptions, SpecError> {
-        spec.check_keys(GUIDED_OPTIONS)?;
+    fn parse(spec: &PlayerSpec) -> Result<GuidedOptions, SpecError> {
+        spec.check_keys(Self::OPTIONS)?;
         let margin = spec.parse_option(
             "margin",
             GuidedOptions::DEFAULT_MARGIN,
@@ -86,40 +96,51 @@ impl GuidedOptions {
         )?;
         Ok(GuidedOptions { search: expectimax_config(spec)?, margin, setup: spec.setup()? })
     }
-}
 
-/// Makes [`GuidedPlayer`]s that share one loaded network.
-pub type GuidedFactory = NetworkFactory<GuidedOptions>;
-
-impl NetworkPlayerKind for GuidedOptions {
-    fn make(factory: &GuidedFactory) -> Box<dyn Player> {
-        Box::new(factory.player())
-    }
-
-    /// `netexpectimax:PATH`, the margin, then the search's options as
-    /// `expectimax` names them.
-    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+    /// The margin, then the search's options as `expectimax` names them
+    /// (its `setup=`, which is last there, is the scaffold's).
+    fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
         let searched = stratego_baselines::entries::expectimax_spec(&self.search, self.setup, None, naming);
-        let mut spec = PlayerSpec::named("netexpectimax").with_path(path).with_default(
-            naming,
-            "margin",
-            self.margin,
-            GuidedOptions::DEFAULT_MARGIN,
-        );
-        spec.options.extend(searched.options);
+        let mut spec = spec.with_default(naming, "margin", self.margin, GuidedOptions::DEFAULT_MARGIN);
+        spec.options.extend(searched.options.into_iter().filter(|(key, _)| key != "setup"));
         spec
     }
-}
 
-impl GuidedFactory {
-    /// A fresh player (the concrete type, for its statistics).
-    pub fn player(&self) -> GuidedPlayer {
-        GuidedPlayer {
-            name: self.name.clone(),
-            network: std::sync::Arc::clone(&self.network),
-            options: self.options,
-            last: GuidedStats::default(),
-        }
+    fn setup(&self) -> SetupPolicy {
+        self.setup
+    }
+
+    /// The caller's clock joins the spec's, the tighter deciding (as for `expectimax`).
+    fn limit_move_time(&mut self, limit: Duration) {
+        self.search = self.search.under_clock(limit);
+    }
+
+    fn decide(&self, decision: Decision<'_, '_, GuidedStats>) -> Result<Move, NetPlayerError> {
+        let Decision { network, view, rng, stats } = decision;
+        let start = Instant::now();
+        let policy = network.policy(view, rng)?;
+        let prior = |mv: &Move| mv.to_action(view.me).map_or(0.0, |a| policy[a as usize]);
+        let mut ordered = view.legal_moves.clone();
+        ordered.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
+
+        let mut search = self.search;
+        // The search has what the inference left of the clock.
+        search.time = search.time.map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1)));
+        let mut expectimax = ExpectimaxPlayer::new(search, self.setup);
+        let values = searched_values(&mut expectimax, view, &ordered, rng)?;
+        let near = near_best(&values, self.margin);
+        // The policy's favourite among them; the first (the best value, the
+        // policy's order among equals) where the policy is level.
+        let chosen = near.iter().fold(near[0], |pick, &c| if prior(&c.0) > prior(&pick.0) { c } else { pick }).0;
+        *stats = GuidedStats {
+            depth: expectimax.last.depth,
+            nodes: expectimax.last.nodes,
+            near_best: near.len(),
+            overruled: chosen != values[0].0,
+            values: values.iter().map(|&(mv, v)| (mv, v / WIN, prior(&mv))).collect(),
+            elapsed: start.elapsed(),
+        };
+        Ok(chosen)
     }
 }
 
@@ -141,104 +162,4 @@ pub struct GuidedStats {
 }
 
 /// Expectimax guided by its network's policy (see the module documentation).
-pub struct GuidedPlayer {
-    name: String,
-    network: std::sync::Arc<crate::Network>,
-    options: GuidedOptions,
-    /// The statistics of the last decision.
-    pub last: GuidedStats,
-}
-
-impl GuidedPlayer {
-    /// The move this player chooses, or why it cannot.
-    pub fn try_choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, String> {
-        let start = Instant::now();
-        self.last = GuidedStats::default();
-        if view.legal_moves.len() == 1 {
-            return Ok(view.legal_moves[0]);
-        }
-        let policy = self.network.policy(view, rng).map_err(|e| e.to_string())?;
-        let prior = |mv: &Move| mv.to_action(view.me).map_or(0.0, |a| policy[a as usize]);
-        let mut ordered = view.legal_moves.clone();
-        ordered.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
-
-        let mut search = self.options.search;
-        // The search has what the inference left of the clock.
-        search.time = search.time.map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1)));
-        let mut expectimax = ExpectimaxPlayer::new(search, self.options.setup);
-        let values = searched_values(&mut expectimax, view, &ordered, rng)?;
-        let near = near_best(&values, self.options.margin);
-        // The policy's favourite among them; the first (the best value, the
-        // policy's order among equals) where the policy is level.
-        let chosen = near.iter().fold(near[0], |pick, &c| if prior(&c.0) > prior(&pick.0) { c } else { pick }).0;
-        self.last = GuidedStats {
-            depth: expectimax.last.depth,
-            nodes: expectimax.last.nodes,
-            near_best: near.len(),
-            overruled: chosen != values[0].0,
-            values: values.iter().map(|&(mv, v)| (mv, v / WIN, prior(&mv))).collect(),
-            elapsed: start.elapsed(),
-        };
-        Ok(chosen)
-    }
-}
-
-/// Expectimax's values of the root moves `ordered` (entering the first
-/// iteration in that order) in a root determinised from `view`, as
-/// `root_values` gives them (the searched order, best first); an error if
-/// a move has none or one is not a number.
-pub(crate) fn searched_values(
-    search: &mut ExpectimaxPlayer,
-    view: &InfoView<'_>,
-    ordered: &[Move],
-    rng: &mut AgentRng,
-) -> Result<Vec<(Move, f64)>, String> {
-    let values = search.root_values(&determinize(view, rng), ordered);
-    if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
-        return Err("the search did not give every root move a value that is a number".into());
-    }
-    Ok(values)
-}
-
-/// The searched moves whose values lie within `margin` (a share of a won
-/// game, `WIN`) of the best, in the order given.
-pub(crate) fn near_best(values: &[(Move, f64)], margin: f64) -> Vec<(Move, f64)> {
-    let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
-    let floor = best - margin * WIN - 1e-6;
-    values.iter().copied().filter(|(_, v)| *v >= floor).collect()
-}
-
-impl Player for GuidedPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-        self.options.setup.choose(set, rng)
-    }
-
-    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
-        self.try_choose_move(view, rng)
-            .map_err(|e| PlayerError::Failed(format!("guided expectimax player `{}`: {e}", self.name)))
-    }
-
-    /// The caller's clock joins the spec's, the tighter deciding (as for `expectimax`).
-    fn limit_move_time(&mut self, limit: Duration) {
-        self.options.search = self.options.search.under_clock(limit);
-    }
-}
-
-/// The registry entry `netexpectimax:PATH`: checkpoints are loaded onto
-/// `device`, or, with `None`, onto the CPU made on demand (as `net:`).
-pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
-    Entry {
-        name: "netexpectimax",
-        path: Some("a checkpoint path, e.g. netexpectimax:runs/x/ckpt.safetensors"),
-        options: GUIDED_OPTIONS,
-        about: "expectimax whose root moves a network's policy orders and, among near-equal values, chooses",
-        build: Box::new(move |spec, _| {
-            let options = GuidedOptions::parse(spec)?;
-            crate::load_for_spec(spec, &device, |path, device| GuidedFactory::load(path, options, device))
-        }),
-    }
-}
+pub type GuidedPlayer = NetworkPlayer<GuidedOptions>;

@@ -75,21 +75,19 @@
 //! With a veto, its search comes first and has [`VETO_SHARE`] of the clock;
 //! the rollouts have what it left of the 80 %.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
-use stratego_engine::{observe, Color, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
-use stratego_model::{choose_action, infer, Inference};
+use stratego_engine::{Color, CountingPrior, Move, PieceType, Square, State};
+use stratego_model::{choose_action, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
-use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
+use crate::kind::{join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
-use crate::{Network, NetworkFactory, NetworkPlayerKind};
-
-/// The most positions one inference call reads.
-pub const CHUNK: usize = 64;
+use crate::NetPlayerError;
 
 /// Worlds in the first group under a clock: its cost sizes the next groups.
 pub const FIRST_GROUP: usize = 2;
@@ -99,7 +97,7 @@ pub const FIRST_GROUP: usize = 2;
 const CLOCK_SHARE: f64 = 0.8;
 
 /// With a veto, the share of the clock expectimax's search of the root
-/// has; the rollouts have the rest of [`CLOCK_SHARE`].
+/// has; the rollouts have the rest of `CLOCK_SHARE`.
 pub const VETO_SHARE: f64 = 0.4;
 
 /// The options of a rollout player, after the path in its spec.
@@ -187,95 +185,11 @@ impl Default for RolloutOptions {
     }
 }
 
-/// How the options are listed in error messages and help.
-pub const ROLLOUT_OPTIONS: &str = concat!(
-    "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
-     determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
-     each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
-     default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
-     default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
-     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M below the best; default off), value=W (0-1, the value head's weight in a rollout's leaf beside \
-     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), pool=W (0-1, with prior=belief the \
-     head's weight in its pool with the counting prior, default 1: the head alone), \
-     step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent step \
-     drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50), time=MS (a clock per decision; none by default: fixed size, \
-     reproducible), ",
-    stratego_players::setup_option!()
-);
-
 impl RolloutOptions {
     pub const DEFAULT_WIDTH: usize = 4;
     pub const DEFAULT_WORLDS: usize = 8;
     pub const DEFAULT_HORIZON: u32 = 8;
     pub const DEFAULT_MARGIN: f64 = 0.1;
-
-    /// Parses a spec's options.
-    pub fn parse(spec: &PlayerSpec) -> Result<RolloutOptions, SpecError> {
-        spec.check_keys(ROLLOUT_OPTIONS)?;
-        let whole = |key: &str, default: u64, lo: u64, hi: u64| {
-            spec.parse_option(
-                key,
-                default,
-                |n: &u64| (lo..=hi).contains(n),
-                &format!("expected a whole number from {lo} to {hi}"),
-            )
-        };
-        let number = |key: &str, default: f64, hi: f64| {
-            spec.parse_option(
-                key,
-                default,
-                |x: &f64| x.is_finite() && (0.0..=hi).contains(x),
-                &format!("expected a number from 0 to {hi}"),
-            )
-        };
-        let d = RolloutOptions::default();
-        let time = match spec.option("time") {
-            None => None,
-            Some(_) => Some(Duration::from_millis(whole("time", 0, 1, 3_600_000)?)),
-        };
-        Ok(RolloutOptions {
-            width: whole("width", d.width as u64, 1, 16)? as usize,
-            worlds: whole("worlds", d.worlds as u64, 1, 256)? as usize,
-            horizon: whole("horizon", d.horizon as u64, 0, 200)? as u32,
-            margin: number("margin", d.margin, 2.0)?,
-            sure: number("sure", d.sure, 10.0)?,
-            reply: number("reply", d.reply as f64, 10.0)? as f32,
-            veto: match spec.option("veto") {
-                None => None,
-                Some(_) => Some(number("veto", 0.0, 2.0)?),
-            },
-            value: number("value", d.value, 1.0)?,
-            prior: match spec.option("prior") {
-                None => d.prior,
-                Some(text) => text.parse().map_err(|why| SpecError::bad_value("prior", text, why))?,
-            },
-            pool: match spec.option("pool") {
-                Some(text) if spec.option("prior") != Some("belief") => {
-                    return Err(SpecError::bad_value("pool", text, "pool is the belief's: name prior=belief with it"))
-                }
-                _ => number("pool", d.pool, 1.0)?,
-            },
-            step: {
-                let eta = number("eta", MMD_ETA, 1000.0)?;
-                match spec.option("step") {
-                    None | Some("margin") if spec.option("eta").is_none() => Step::Margin,
-                    None | Some("margin") => {
-                        let eta = spec.option("eta").unwrap_or_default();
-                        return Err(SpecError::bad_value(
-                            "eta",
-                            eta,
-                            "eta is the mirror step's: name step=mirror with it",
-                        ));
-                    }
-                    Some("mirror") => Step::Mirror { eta },
-                    Some(other) => return Err(SpecError::bad_value("step", other, "expected margin or mirror")),
-                }
-            },
-            time,
-            setup: spec.setup()?,
-        })
-    }
 }
 
 impl Step {
@@ -298,19 +212,75 @@ impl Step {
 pub type RolloutFactory = NetworkFactory<RolloutOptions>;
 
 impl NetworkPlayerKind for RolloutOptions {
-    fn make(factory: &RolloutFactory) -> Box<dyn Player> {
-        Box::new(factory.player())
+    type Stats = RolloutStats;
+    const NAME: &'static str = "netrollout";
+    const OPTIONS: &'static str = concat!(
+    "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
+     determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
+     each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
+     default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
+     default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
+     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
+     more than M below the best; default off), value=W (0-1, the value head's weight in a rollout's leaf beside \
+     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), pool=W (0-1, with prior=belief the \
+     head's weight in its pool with the counting prior, default 1: the head alone), \
+     step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent step \
+     drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50), time=MS (a clock per decision; none by default: fixed size, \
+     reproducible), ",
+    stratego_players::setup_option!()
+);
+    const ABOUT: &'static str =
+        "a network's policy, overruled where its own rollouts in determinised worlds end clearly better";
+
+    fn parse(spec: &PlayerSpec) -> Result<RolloutOptions, SpecError> {
+        spec.check_keys(Self::OPTIONS)?;
+        let whole = |key, default: u64, lo, hi| options::whole(spec, key, default, lo, hi);
+        let number = |key, default, hi| options::number(spec, key, default, hi);
+        let d = RolloutOptions::default();
+        Ok(RolloutOptions {
+            width: whole("width", d.width as u64, 1, 16)? as usize,
+            worlds: whole("worlds", d.worlds as u64, 1, 256)? as usize,
+            horizon: whole("horizon", d.horizon as u64, 0, 200)? as u32,
+            margin: number("margin", d.margin, 2.0)?,
+            sure: number("sure", d.sure, 10.0)?,
+            reply: number("reply", d.reply as f64, 10.0)? as f32,
+            veto: options::veto(spec)?,
+            value: number("value", d.value, 1.0)?,
+            prior: ChancePrior::option(spec, d.prior)?,
+            pool: match spec.option("pool") {
+                Some(text) if spec.option("prior") != Some("belief") => {
+                    return Err(SpecError::bad_value("pool", text, "pool is the belief's: name prior=belief with it"))
+                }
+                _ => number("pool", d.pool, 1.0)?,
+            },
+            step: {
+                let eta = number("eta", MMD_ETA, 1000.0)?;
+                match spec.option("step") {
+                    None | Some("margin") if spec.option("eta").is_none() => Step::Margin,
+                    None | Some("margin") => {
+                        let eta = spec.option("eta").unwrap_or_default();
+                        return Err(SpecError::bad_value(
+                            "eta",
+                            eta,
+                            "eta is the mirror step's: name step=mirror with it",
+                        ));
+                    }
+                    Some("mirror") => Step::Mirror { eta },
+                    Some(other) => return Err(SpecError::bad_value("step", other, "expected margin or mirror")),
+                }
+            },
+            time: options::time(spec)?,
+            setup: spec.setup()?,
+        })
     }
 
     /// `netrollout:PATH` with its options in a fixed order: those that
     /// differ from the defaults (canonical), or all (resolved; a veto, a
     /// clock, a value head in the leaf, the belief's worlds and the mirror
     /// step only when there is one).
-    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
+    fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
         let d = RolloutOptions::default();
-        PlayerSpec::named("netrollout")
-            .with_path(path)
-            .with_default(naming, "width", self.width, d.width)
+        spec.with_default(naming, "width", self.width, d.width)
             .with_default(naming, "worlds", self.worlds, d.worlds)
             .with_default(naming, "horizon", self.horizon, d.horizon)
             .with_default(naming, "margin", self.margin, d.margin)
@@ -325,19 +295,134 @@ impl NetworkPlayerKind for RolloutOptions {
             .with_default(Naming::Canonical, "step", self.step.name(), d.step.name())
             .with_some("eta", self.step.eta())
             .with_some("time", self.time.map(|t| t.as_millis()))
-            .with_default(naming, "setup", self.setup, d.setup)
     }
-}
 
-impl RolloutFactory {
-    /// A fresh player (the concrete type, for its statistics).
-    pub fn player(&self) -> RolloutPlayer {
-        RolloutPlayer {
-            name: self.name.clone(),
-            network: Arc::clone(&self.network),
-            options: self.options,
-            last: RolloutStats::default(),
+    fn setup(&self) -> SetupPolicy {
+        self.setup
+    }
+
+    fn limit_move_time(&mut self, limit: Duration) {
+        join_clock(&mut self.time, limit);
+    }
+
+    fn decide(&self, decision: Decision<'_, '_, RolloutStats>) -> Result<Move, NetPlayerError> {
+        let Decision { network, view, rng, stats } = decision;
+        let start = Instant::now();
+        let deadline = self.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
+        let me = view.me;
+        // Each world has a generator of its own, drawn in order from the
+        // player's: a decision is a function of the view and the seed.
+        let first = rebuild(view, rng)?;
+        // The root's planes do not depend on the hidden types drawn.
+        let root = network.infer(&[&first])?;
+        stats.positions += 1;
+        stats.calls += 1;
+        // The belief, pooled with the counting prior by `pool` (the prior
+        // is public: any rebuilt world gives the same). Built only for a
+        // pool: the other players' decisions do not pay for it.
+        let pool = self.pool;
+        let pooled = (self.prior == ChancePrior::Belief && pool < 1.0)
+            .then(|| (CountingPrior::new(&first, me), first.board().clone()));
+        let belief = |sq: Square, t: PieceType| {
+            let head = f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
+            let Some((counting, board)) = &pooled else { return head };
+            let prior = board[sq].map_or(0.0, |piece| f64::from(counting.of(&piece)[t.index()]));
+            if prior <= 0.0 {
+                return 0.0;
+            }
+            (prior.ln() * (1.0 - pool) + head.max(1e-30).ln() * pool).exp()
+        };
+        let draw_world = |rng: &mut AgentRng| {
+            let mut world_rng = AgentRng::seed_from_u64(rng.random());
+            match self.prior {
+                ChancePrior::Counting => public_replay(view, &mut world_rng),
+                ChancePrior::Belief => public_replay_weighted(view, &belief, &mut world_rng),
+            }
+            .map_err(NetPlayerError::from)
+        };
+        // With the belief the first world is drawn again, from it.
+        let first = match self.prior {
+            ChancePrior::Counting => first,
+            ChancePrior::Belief => draw_world(rng)?,
+        };
+        let prior = |mv: &Move| mv.to_action(me).map_or(0.0, |a| root.policy[a as usize]);
+        let mut candidates = view.legal_moves.clone();
+        // Most likely first; the sort is stable, so equal priors keep the view's order.
+        candidates.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
+        if let Some(margin) = self.veto {
+            let (kept, depth) = self.veto(view, &candidates, margin, rng)?;
+            stats.vetoed = candidates.len() - kept.len();
+            stats.veto_first = kept[0] != candidates[0];
+            stats.veto_depth = depth;
+            candidates = kept;
         }
+        candidates.truncate(self.width);
+        // One move left (`width=1`, or a veto of all but one): nothing to compare.
+        if candidates.len() == 1 {
+            stats.elapsed = start.elapsed();
+            return Ok(candidates[0]);
+        }
+
+        // Without a clock every group is one batch per ply. Under a clock
+        // the first group is small, and each next one as large as the
+        // measured cost of a world lets the rest of the clock hold.
+        let batch = (CHUNK / candidates.len()).max(1);
+        let mut size = if deadline.is_some() { FIRST_GROUP.min(batch) } else { batch };
+        // Leaf values world by world, each world's candidates in order.
+        let mut leaves: Vec<f64> = Vec::new();
+        let mut worlds = vec![first];
+        let mut done = 0;
+        while done < self.worlds && size > 0 {
+            let started = Instant::now();
+            let size_now = size.min(self.worlds - done);
+            while worlds.len() < size_now {
+                worlds.push(draw_world(rng)?);
+            }
+            // The opponent's draws in the rollouts (`reply` > 0) come from a
+            // seed of the group's own; without them the player's stream is
+            // untouched, so the default replays as it did before the option.
+            let replies = if self.reply > 0.0 { rng.random() } else { 0 };
+            let (values, whole) = self.roll_out(network, &worlds, &candidates, replies, deadline, stats)?;
+            // A group the clock cuts short is dropped, but the first: its
+            // leaves, all at the same shorter horizon, still compare the
+            // candidates, and some values are needed.
+            if !whole && done > 0 {
+                break;
+            }
+            leaves.extend(values);
+            done += size_now;
+            worlds.clear();
+            if let Some(deadline) = deadline {
+                let per_world = started.elapsed().as_secs_f64() / size_now as f64;
+                let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
+                size = ((left / per_world.max(1e-9)) as usize).min(batch);
+            }
+        }
+
+        if leaves.iter().any(|v| !v.is_finite()) {
+            return Err(NetPlayerError::NotANumber("a rollout"));
+        }
+        let n = candidates.len();
+        let values: Vec<f64> = (0..n).map(|c| leaves.iter().skip(c).step_by(n).sum::<f64>() / done as f64).collect();
+        // The best valued; the policy's order decides among equal values.
+        let best = (0..n).fold(0, |b, c| if values[c] > values[b] { c } else { b });
+        let gain = values[best] - values[0];
+        // With `sure` off the error is not asked for: 0 times an infinite
+        // error (one world) is NaN, which no gain exceeds.
+        let sure = |c| self.sure == 0.0 || gain - self.margin > self.sure * paired_standard_error(&leaves, n, c);
+        let chosen = match self.step {
+            Step::Margin if gain > self.margin && sure(best) => best,
+            Step::Margin => 0,
+            Step::Mirror { eta } => {
+                let policy: Vec<f64> = candidates.iter().map(|mv| f64::from(prior(mv))).collect();
+                mirror_draw(&policy, &values, eta, rng)
+            }
+        };
+        stats.worlds = done;
+        stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
+        stats.overruled = chosen != 0;
+        stats.elapsed = start.elapsed();
+        Ok(candidates[chosen])
     }
 }
 
@@ -364,13 +449,7 @@ pub struct RolloutStats {
 }
 
 /// Plays its network's policy, overruled by rollouts (see the module documentation).
-pub struct RolloutPlayer {
-    name: String,
-    network: Arc<Network>,
-    options: RolloutOptions,
-    /// The statistics of the last decision.
-    pub last: RolloutStats,
-}
+pub type RolloutPlayer = NetworkPlayer<RolloutOptions>;
 
 /// The leaves' terms: expectimax's defaults for a hand-written leaf (the
 /// guards on, the result's scale), without the press (the policy, not the
@@ -379,26 +458,7 @@ const LEAF: LeafTerms = LeafTerms { press: false, guard: true, defend: false, sc
 
 /// A rollout's end, scored for `me` as a share of a won game.
 pub fn leaf(state: &State, me: Color) -> f64 {
-    match state.outcome() {
-        Some(outcome) => match outcome.winner {
-            Some(w) if w == me => 1.0,
-            Some(_) => -1.0,
-            None => 0.0,
-        },
-        None => leaf_value(state, me, LEAF) / WIN,
-    }
-}
-
-/// The planes and legal masks of a batch of states, and the network's output.
-fn run(network: &Network, states: &[&State]) -> Result<Inference, String> {
-    let size = network.layout.size();
-    let mut planes = Vec::with_capacity(states.len() * size);
-    let mut legal = Vec::with_capacity(states.len() * stratego_engine::NUM_ACTIONS);
-    for state in states {
-        planes.extend(observe(state, network.layout));
-        legal.extend(state.legal_action_mask());
-    }
-    infer(&network.net, network.layout, &planes, &legal, &network.device).map_err(|e| e.to_string())
+    result_value(state, me).unwrap_or_else(|| leaf_value(state, me, LEAF) / WIN)
 }
 
 /// The network's output on every unfinished rollout, one inference call a
@@ -408,12 +468,12 @@ fn read_live(
     network: &Network,
     rollouts: &[State],
     stats: &mut RolloutStats,
-) -> Result<Vec<(Vec<usize>, Inference)>, String> {
+) -> Result<Vec<(Vec<usize>, Inference)>, NetPlayerError> {
     let live: Vec<usize> = (0..rollouts.len()).filter(|&i| !rollouts[i].is_terminal()).collect();
     let mut batches = Vec::with_capacity(live.len().div_ceil(CHUNK));
     for chunk in live.chunks(CHUNK) {
         let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
-        batches.push((chunk.to_vec(), run(network, &states)?));
+        batches.push((chunk.to_vec(), network.infer(&states)?));
         stats.positions += chunk.len();
         stats.calls += 1;
     }
@@ -463,155 +523,12 @@ fn mirror_draw(policy: &[f64], values: &[f64], eta: f64, rng: &mut AgentRng) -> 
 
 /// The legal move of `state`'s side to move that its policy likes best
 /// (`temperature` 0), or one drawn from `p^(1/temperature)`.
-fn policy_move(state: &State, policy: &[f32], temperature: f32, rng: &mut AgentRng) -> Result<Move, String> {
-    let action =
-        choose_action(policy, temperature, rng).ok_or("the network gave no legal action a positive probability")?;
-    Move::from_action(action, state.to_move()).ok_or_else(|| format!("action {action} of the policy is not a move"))
+fn policy_move(state: &State, policy: &[f32], temperature: f32, rng: &mut AgentRng) -> Result<Move, NetPlayerError> {
+    let action = choose_action(policy, temperature, rng).ok_or(NetPlayerError::NoLegalAction)?;
+    Move::from_action(action, state.to_move()).ok_or(NetPlayerError::NotLegal(action))
 }
 
-impl RolloutPlayer {
-    pub fn options(&self) -> &RolloutOptions {
-        &self.options
-    }
-
-    /// The move this player chooses, or why it cannot.
-    pub fn try_choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, String> {
-        let start = Instant::now();
-        self.last = RolloutStats::default();
-        if view.legal_moves.len() == 1 {
-            return Ok(view.legal_moves[0]);
-        }
-        let network = Arc::clone(&self.network);
-        // Another piece set is refused at start-up (`check_rules`); a view
-        // that still gets here is an error, not a panic.
-        network.check_rules(&view.rules)?;
-        let deadline = self.options.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
-        let me = view.me;
-        let rebuilt = |e| format!("cannot rebuild the game from the view: {e}");
-        // Each world has a generator of its own, drawn in order from the
-        // player's: a decision is a function of the view and the seed.
-        let first = public_replay(view, &mut AgentRng::seed_from_u64(rng.random())).map_err(rebuilt)?;
-        if first.to_move() != me || first.is_terminal() {
-            return Err("the rebuilt game does not have the viewer to move".into());
-        }
-        let mut stats = RolloutStats::default();
-        // The root's planes do not depend on the hidden types drawn.
-        let root = run(&network, &[&first])?;
-        stats.positions += 1;
-        stats.calls += 1;
-        // The belief, pooled with the counting prior by `pool` (the prior
-        // is public: any rebuilt world gives the same). Built only for a
-        // pool: the other players' decisions do not pay for it.
-        let pool = self.options.pool;
-        let pooled = (self.options.prior == ChancePrior::Belief && pool < 1.0)
-            .then(|| (CountingPrior::new(&first, me), first.board().clone()));
-        let belief = |sq: Square, t: PieceType| {
-            let head = f64::from(root.belief[sq.in_frame(me).index() * 12 + t.index()]);
-            let Some((counting, board)) = &pooled else { return head };
-            let prior = board[sq].map_or(0.0, |piece| f64::from(counting.of(&piece)[t.index()]));
-            if prior <= 0.0 {
-                return 0.0;
-            }
-            (prior.ln() * (1.0 - pool) + head.max(1e-30).ln() * pool).exp()
-        };
-        let draw_world = |rng: &mut AgentRng| {
-            let mut world_rng = AgentRng::seed_from_u64(rng.random());
-            match self.options.prior {
-                ChancePrior::Counting => public_replay(view, &mut world_rng),
-                ChancePrior::Belief => public_replay_weighted(view, &belief, &mut world_rng),
-            }
-            .map_err(rebuilt)
-        };
-        // With the belief the first world is drawn again, from it.
-        let first = match self.options.prior {
-            ChancePrior::Counting => first,
-            ChancePrior::Belief => draw_world(rng)?,
-        };
-        let prior = |mv: &Move| mv.to_action(me).map_or(0.0, |a| root.policy[a as usize]);
-        let mut candidates = view.legal_moves.clone();
-        // Most likely first; the sort is stable, so equal priors keep the view's order.
-        candidates.sort_by(|a, b| prior(b).total_cmp(&prior(a)));
-        if let Some(margin) = self.options.veto {
-            let (kept, depth) = self.veto(view, &candidates, margin, rng)?;
-            stats.vetoed = candidates.len() - kept.len();
-            stats.veto_first = kept[0] != candidates[0];
-            stats.veto_depth = depth;
-            candidates = kept;
-        }
-        candidates.truncate(self.options.width);
-        // One move left (`width=1`, or a veto of all but one): nothing to compare.
-        if candidates.len() == 1 {
-            stats.elapsed = start.elapsed();
-            self.last = stats;
-            return Ok(candidates[0]);
-        }
-
-        // Without a clock every group is one batch per ply. Under a clock
-        // the first group is small, and each next one as large as the
-        // measured cost of a world lets the rest of the clock hold.
-        let batch = (CHUNK / candidates.len()).max(1);
-        let mut size = if deadline.is_some() { FIRST_GROUP.min(batch) } else { batch };
-        // Leaf values world by world, each world's candidates in order.
-        let mut leaves: Vec<f64> = Vec::new();
-        let mut worlds = vec![first];
-        let mut done = 0;
-        while done < self.options.worlds && size > 0 {
-            let started = Instant::now();
-            let size_now = size.min(self.options.worlds - done);
-            while worlds.len() < size_now {
-                worlds.push(draw_world(rng)?);
-            }
-            // The opponent's draws in the rollouts (`reply` > 0) come from a
-            // seed of the group's own; without them the player's stream is
-            // untouched, so the default replays as it did before the option.
-            let replies = if self.options.reply > 0.0 { rng.random() } else { 0 };
-            let (values, whole) = self.roll_out(&network, me, &worlds, &candidates, replies, deadline, &mut stats)?;
-            // A group the clock cuts short is dropped, but the first: its
-            // leaves, all at the same shorter horizon, still compare the
-            // candidates, and some values are needed.
-            if !whole && done > 0 {
-                break;
-            }
-            leaves.extend(values);
-            done += size_now;
-            worlds.clear();
-            if let Some(deadline) = deadline {
-                let per_world = started.elapsed().as_secs_f64() / size_now as f64;
-                let left = deadline.saturating_duration_since(Instant::now()).as_secs_f64();
-                size = ((left / per_world.max(1e-9)) as usize).min(batch);
-            }
-        }
-
-        if leaves.iter().any(|v| !v.is_finite()) {
-            return Err("a rollout gave a value that is not a number".into());
-        }
-        let n = candidates.len();
-        let values: Vec<f64> = (0..n).map(|c| leaves.iter().skip(c).step_by(n).sum::<f64>() / done as f64).collect();
-        // The best valued; the policy's order decides among equal values.
-        let best = (0..n).fold(0, |b, c| if values[c] > values[b] { c } else { b });
-        let gain = values[best] - values[0];
-        // With `sure` off the error is not asked for: 0 times an infinite
-        // error (one world) is NaN, which no gain exceeds.
-        let sure = |c| {
-            self.options.sure == 0.0
-                || gain - self.options.margin > self.options.sure * paired_standard_error(&leaves, n, c)
-        };
-        let chosen = match self.options.step {
-            Step::Margin if gain > self.options.margin && sure(best) => best,
-            Step::Margin => 0,
-            Step::Mirror { eta } => {
-                let policy: Vec<f64> = candidates.iter().map(|mv| f64::from(prior(mv))).collect();
-                mirror_draw(&policy, &values, eta, rng)
-            }
-        };
-        stats.worlds = done;
-        stats.values = candidates.iter().zip(&values).map(|(&mv, &v)| (mv, v, prior(&mv))).collect();
-        stats.overruled = chosen != 0;
-        stats.elapsed = start.elapsed();
-        self.last = stats;
-        Ok(candidates[chosen])
-    }
-
+impl RolloutOptions {
     /// The root moves (given in the policy's order) that expectimax, having
     /// searched them all in a determinised root for [`VETO_SHARE`] of the
     /// clock (or at its default fixed size without one), values within
@@ -623,9 +540,9 @@ impl RolloutPlayer {
         ordered: &[Move],
         margin: f64,
         rng: &mut AgentRng,
-    ) -> Result<(Vec<Move>, u32), String> {
-        let clock = self.options.time.map(|t| t.mul_f64(VETO_SHARE));
-        crate::veto::kept(view, ordered, margin, clock, self.options.setup, rng)
+    ) -> Result<(Vec<Move>, u32), NetPlayerError> {
+        let clock = self.time.map(|t| t.mul_f64(VETO_SHARE));
+        crate::veto::kept(view, ordered, margin, clock, self.setup, rng)
     }
 
     /// Every candidate played in every world, then `horizon` plies of the
@@ -635,13 +552,14 @@ impl RolloutPlayer {
     fn roll_out(
         &self,
         network: &Network,
-        me: Color,
         worlds: &[State],
         candidates: &[Move],
         replies: u64,
         deadline: Option<Instant>,
         stats: &mut RolloutStats,
-    ) -> Result<(Vec<f64>, bool), String> {
+    ) -> Result<(Vec<f64>, bool), NetPlayerError> {
+        // Every world is the game rebuilt with us to move.
+        let me = worlds[0].to_move();
         let mut rollouts = Vec::with_capacity(worlds.len() * candidates.len());
         // Every candidate in a world draws the opponent's moves from the same
         // stream (common random numbers, as for the worlds).
@@ -650,14 +568,18 @@ impl RolloutPlayer {
             for &mv in candidates {
                 draws.push(AgentRng::seed_from_u64(replies.wrapping_add(w as u64)));
                 let mut state = world.clone();
-                state.apply_move(mv).map_err(|e| format!("the legal move {mv} is refused in a rebuilt game: {e}"))?;
+                state.apply_move(mv).map_err(|e| NetPlayerError::Refused {
+                    mv,
+                    where_: "a rebuilt world",
+                    why: e.to_string(),
+                })?;
                 rollouts.push(state);
             }
         }
         // A ply costs about what the last one did: none is started that
         // would end past the deadline.
         let mut last_ply = Duration::ZERO;
-        for _ in 0..self.options.horizon {
+        for _ in 0..self.horizon {
             let ply_start = Instant::now();
             if deadline.is_some_and(|d| ply_start + last_ply >= d) {
                 return Ok((self.leaves(network, me, &rollouts, stats)?, false));
@@ -668,9 +590,13 @@ impl RolloutPlayer {
             }
             for (chunk, out) in batches {
                 for (k, &i) in chunk.iter().enumerate() {
-                    let temperature = if rollouts[i].to_move() == me { 0.0 } else { self.options.reply };
+                    let temperature = if rollouts[i].to_move() == me { 0.0 } else { self.reply };
                     let mv = policy_move(&rollouts[i], out.policy_of(k), temperature, &mut draws[i])?;
-                    rollouts[i].apply_move(mv).map_err(|e| format!("the policy's move {mv} is refused: {e}"))?;
+                    rollouts[i].apply_move(mv).map_err(|e| NetPlayerError::Refused {
+                        mv,
+                        where_: "a rollout",
+                        why: e.to_string(),
+                    })?;
                 }
             }
             last_ply = ply_start.elapsed();
@@ -688,9 +614,9 @@ impl RolloutPlayer {
         me: Color,
         rollouts: &[State],
         stats: &mut RolloutStats,
-    ) -> Result<Vec<f64>, String> {
+    ) -> Result<Vec<f64>, NetPlayerError> {
         let mut leaves: Vec<f64> = rollouts.iter().map(|state| leaf(state, me)).collect();
-        let w = self.options.value;
+        let w = self.value;
         if w == 0.0 {
             return Ok(leaves);
         }
@@ -703,41 +629,6 @@ impl RolloutPlayer {
             }
         }
         Ok(leaves)
-    }
-}
-
-impl Player for RolloutPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-        self.options.setup.choose(set, rng)
-    }
-
-    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
-        self.try_choose_move(view, rng)
-            .map_err(|e| PlayerError::Failed(format!("rollout network player `{}`: {e}", self.name)))
-    }
-
-    /// The caller's clock joins the spec's, the tighter deciding.
-    fn limit_move_time(&mut self, limit: Duration) {
-        self.options.time = Some(self.options.time.map_or(limit, |t| t.min(limit)));
-    }
-}
-
-/// The registry entry `netrollout:PATH`: checkpoints are loaded onto
-/// `device`, or, with `None`, onto the CPU made on demand (as `net:`).
-pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
-    Entry {
-        name: "netrollout",
-        path: Some("a checkpoint path, e.g. netrollout:runs/x/ckpt.safetensors"),
-        options: ROLLOUT_OPTIONS,
-        about: "a network's policy, overruled where its own rollouts in determinised worlds end clearly better",
-        build: Box::new(move |spec, _| {
-            let options = RolloutOptions::parse(spec)?;
-            crate::load_for_spec(spec, &device, |path, device| RolloutFactory::load(path, options, device))
-        }),
     }
 }
 

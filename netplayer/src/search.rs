@@ -6,7 +6,7 @@
 //! acting player's information:
 //!
 //! **Root.** The player rebuilds a state with the game's whole history from
-//! its view ([`public_replay`]: the hidden opponent types drawn from the
+//! its view ([`public_replay`](stratego_players::reconstruct::public_replay): the hidden opponent types drawn from the
 //! counting prior) and runs the network on it once: the policy over its
 //! legal moves and the belief head (`[100, 12]` type probabilities of the
 //! opponent's pieces, in its own frame). The candidates are the `width` most
@@ -69,22 +69,17 @@
 //! an unfinished depth 2 is dropped.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rand::{Rng, SeedableRng};
-use stratego_engine::{observe, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
-use stratego_model::{infer, Inference, ModelError};
+use stratego_engine::{Color, CountingPrior, Move, PieceType, Square, State};
+use stratego_model::Inference;
 use stratego_players::determinize::with_hidden_type;
-use stratego_players::reconstruct::public_replay;
 use stratego_players::view::Cell;
-use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::{Network, NetworkFactory, NetworkPlayerKind};
-
-/// The most positions one inference call of depth 2 reads (the clock is
-/// checked between calls).
-pub const CHUNK: usize = 64;
+use crate::kind::{join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::network::{Network, NetworkFactory, CHUNK};
+use crate::NetPlayerError;
 
 /// Where the probabilities of a hidden piece's types come from: at this
 /// search's chance nodes, and in `netrollout`'s worlds (`prior=`).
@@ -115,6 +110,16 @@ impl std::fmt::Display for ChancePrior {
             ChancePrior::Belief => "belief",
             ChancePrior::Counting => "counting",
         })
+    }
+}
+
+impl ChancePrior {
+    /// The `prior=` option of a spec, `default` when absent.
+    pub fn option(spec: &PlayerSpec, default: ChancePrior) -> Result<ChancePrior, SpecError> {
+        match spec.option("prior") {
+            None => Ok(default),
+            Some(text) => text.parse().map_err(|why| SpecError::bad_value("prior", text, why)),
+        }
     }
 }
 
@@ -157,100 +162,104 @@ impl Default for SearchOptions {
     }
 }
 
-/// How the options are listed in error messages and help.
-pub const SEARCH_OPTIONS: &str = concat!("width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
-     2), replies=R (1-64, the opponent's replies by policy besides its attacks, default 6), time=MS (a clock per \
-     decision; none by default: fixed size, reproducible), prior=belief|counting (chance nodes), mix=M (0-100, adds M times the policy's probability \
-     to a move's value; default 1), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M of a won game below its best), ", stratego_players::setup_option!());
-
 impl SearchOptions {
     pub const DEFAULT_WIDTH: usize = 8;
     pub const DEFAULT_DEPTH: u32 = 2;
     pub const DEFAULT_REPLIES: usize = 6;
     pub const DEFAULT_MIX: f64 = 1.0;
+}
 
-    /// Parses a spec's `key=value` options.
-    pub fn parse(options: &[(String, String)]) -> Result<SearchOptions, SpecError> {
-        let mut parsed = SearchOptions::default();
-        for (key, value) in options {
-            let bad = |why: &str| SpecError::BadValue { key: key.clone(), value: value.clone(), why: why.into() };
-            let count = |lo: u64, hi: u64| {
-                value
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|n| (lo..=hi).contains(n))
-                    .ok_or_else(|| bad(&format!("expected a whole number from {lo} to {hi}")))
-            };
-            match key.as_str() {
-                "width" => parsed.width = count(1, 64)? as usize,
-                "depth" => parsed.depth = count(1, 2)? as u32,
-                "replies" => parsed.replies = count(1, 64)? as usize,
-                "time" => parsed.time = Some(Duration::from_millis(count(1, 3_600_000)?)),
-                "prior" => parsed.prior = value.parse().map_err(bad)?,
-                "mix" => {
-                    parsed.mix = value
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|m| m.is_finite() && (0.0..=100.0).contains(m))
-                        .ok_or_else(|| bad("expected a number from 0 to 100"))?
-                }
-                "setup" => parsed.setup = value.parse().map_err(|why: String| bad(&why))?,
-                "veto" => parsed.veto = Some(crate::veto::parse(value)?),
-                _ => {
-                    return Err(SpecError::UnknownOption {
-                        player: "netsearch".into(),
-                        key: key.clone(),
-                        allowed: SEARCH_OPTIONS.into(),
-                    })
-                }
-            }
-        }
-        Ok(parsed)
+/// Makes [`NetSearchPlayer`]s that share one loaded network.
+pub type NetSearchFactory = NetworkFactory<SearchOptions>;
+
+/// Searches with its network's heads (see the module documentation).
+pub type NetSearchPlayer = NetworkPlayer<SearchOptions>;
+
+impl NetworkPlayerKind for SearchOptions {
+    type Stats = SearchStats;
+    const NAME: &'static str = "netsearch";
+    const OPTIONS: &'static str = concat!("width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
+     2), replies=R (1-64, the opponent's replies by policy besides its attacks, default 6), time=MS (a clock per \
+     decision; none by default: fixed size, reproducible), prior=belief|counting (chance nodes), mix=M (0-100, adds M times the policy's probability \
+     to a move's value; default 1), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
+     more than M of a won game below its best), ", stratego_players::setup_option!());
+    const ABOUT: &'static str = "a network checkpoint searching with its policy, value and belief heads";
+
+    fn parse(spec: &PlayerSpec) -> Result<SearchOptions, SpecError> {
+        spec.check_keys(Self::OPTIONS)?;
+        let d = SearchOptions::default();
+        Ok(SearchOptions {
+            width: options::whole(spec, "width", d.width as u64, 1, 64)? as usize,
+            depth: options::whole(spec, "depth", u64::from(d.depth), 1, 2)? as u32,
+            replies: options::whole(spec, "replies", d.replies as u64, 1, 64)? as usize,
+            time: options::time(spec)?,
+            prior: ChancePrior::option(spec, d.prior)?,
+            mix: options::number(spec, "mix", d.mix, 100.0)?,
+            veto: options::veto(spec)?,
+            setup: spec.setup()?,
+        })
     }
 
-    /// The options in a fixed order: those that differ from the defaults
-    /// (canonical), or all (resolved; a clock only when there is one).
-    pub fn to_pairs(&self, naming: Naming) -> Vec<(String, String)> {
+    /// `netsearch:PATH` with its options in a fixed order: those that
+    /// differ from the defaults (canonical), or all (resolved; a clock only
+    /// when there is one).
+    fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
         let d = SearchOptions::default();
-        PlayerSpec::named("netsearch")
-            .with_default(naming, "width", self.width, d.width)
+        spec.with_default(naming, "width", self.width, d.width)
             .with_default(naming, "depth", self.depth, d.depth)
             .with_default(naming, "replies", self.replies, d.replies)
             .with_some("time", self.time.map(|t| t.as_millis()))
             .with_default(naming, "prior", self.prior, d.prior)
             .with_default(naming, "mix", self.mix, d.mix)
             .with_some("veto", self.veto)
-            .with_default(naming, "setup", self.setup, d.setup)
-            .options
-    }
-}
-
-/// Makes [`NetSearchPlayer`]s that share one loaded network.
-pub type NetSearchFactory = NetworkFactory<SearchOptions>;
-
-impl NetworkPlayerKind for SearchOptions {
-    fn make(factory: &NetSearchFactory) -> Box<dyn Player> {
-        Box::new(factory.player())
     }
 
-    /// `netsearch:PATH` with its options.
-    fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
-        let mut spec = PlayerSpec::named("netsearch").with_path(path);
-        spec.options = self.to_pairs(naming);
-        spec
+    fn setup(&self) -> SetupPolicy {
+        self.setup
     }
-}
 
-impl NetSearchFactory {
-    /// A fresh player (the concrete type, for its statistics).
-    pub fn player(&self) -> NetSearchPlayer {
-        NetSearchPlayer {
-            name: self.name.clone(),
-            network: Arc::clone(&self.network),
-            options: self.options,
-            last: SearchStats::default(),
+    fn limit_move_time(&mut self, limit: Duration) {
+        join_clock(&mut self.time, limit);
+    }
+
+    fn decide(&self, decision: Decision<'_, '_, SearchStats>) -> Result<Move, NetPlayerError> {
+        let Decision { network, view, rng, stats } = decision;
+        let start = Instant::now();
+        let deadline = self.time.map(|t| start + t.mul_f64(0.8));
+        let me = view.me;
+        let root = rebuild(view, rng)?;
+        let root_out = network.infer(&[&root])?;
+        stats.positions += 1;
+        stats.calls += 1;
+
+        let chosen = self.candidates(view, &root_out, rng)?;
+        let mut candidates = self.branches(&root, &root_out, chosen, me)?;
+        let open = self.depth_one(network, view, &mut candidates, stats)?;
+        stats.depth = 1;
+        // Under a clock, the cost of one position from what depth 1 took (a
+        // floor for the first call of depth 2).
+        let clock = deadline.map(|d| (d, start.elapsed().as_secs_f64() / stats.positions.max(1) as f64));
+        if self.depth >= 2 && !open.is_empty() && self.depth_two(network, me, &mut candidates, &open, clock, stats)? {
+            stats.depth = 2;
         }
+
+        let mut values: Vec<(Move, f64, f32)> = candidates
+            .iter()
+            .map(|cand| {
+                let value = cand.branches.iter().map(|b| b.p * b.value).sum::<f64>();
+                (cand.mv, value + self.mix * cand.prior as f64, cand.prior)
+            })
+            .collect();
+        if values.iter().any(|v| !v.1.is_finite()) {
+            return Err(NetPlayerError::NotANumber("the network"));
+        }
+        // Best value first; among equal values the policy's favourite (the
+        // sort is stable, and the candidates come in policy order).
+        values.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)));
+        stats.candidates = values.len();
+        stats.values = values.iter().map(|v| (v.0, v.1)).collect();
+        stats.elapsed = start.elapsed();
+        Ok(values[0].0)
     }
 }
 
@@ -270,15 +279,6 @@ pub struct SearchStats {
     pub elapsed: Duration,
 }
 
-/// Searches with its network's heads (see the module documentation).
-pub struct NetSearchPlayer {
-    name: String,
-    network: Arc<Network>,
-    options: SearchOptions,
-    /// The statistics of the last decision.
-    pub last: SearchStats,
-}
-
 /// One branch of a candidate: a battle outcome (or the only one).
 struct Branch {
     p: f64,
@@ -296,12 +296,201 @@ struct Candidate {
     branches: Vec<Branch>,
 }
 
-/// A finished game's value for `me`.
-fn exact(state: &State, me: stratego_engine::Color) -> f64 {
-    match state.outcome().and_then(|o| o.winner) {
-        Some(w) if w == me => 1.0,
-        Some(_) => -1.0,
-        None => 0.0,
+impl SearchOptions {
+    /// The candidates with their policy probabilities, most likely first:
+    /// the policy's `width` favourites (among the moves the veto keeps, with
+    /// one) and every attack.
+    fn candidates(
+        &self,
+        view: &InfoView<'_>,
+        root_out: &Inference,
+        rng: &mut AgentRng,
+    ) -> Result<Vec<(Move, f32)>, NetPlayerError> {
+        let me = view.me;
+        let mut by_prior: Vec<(Move, f32)> = view
+            .legal_moves
+            .iter()
+            .map(|&mv| (mv, mv.to_action(me).map_or(0.0, |a| root_out.policy[a as usize])))
+            .collect();
+        by_prior.sort_by(|a, b| b.1.total_cmp(&a.1));
+        if let Some(margin) = self.veto {
+            let ordered: Vec<Move> = by_prior.iter().map(|(mv, _)| *mv).collect();
+            let clock = self.time.map(|t| t.mul_f64(VETO_SHARE));
+            let (kept, _) = crate::veto::kept(view, &ordered, margin, clock, self.setup, rng)?;
+            by_prior.retain(|(mv, _)| kept.contains(mv));
+        }
+        let attacks = |mv: &Move| matches!(view.cell(mv.to), Cell::Opponent(_));
+        Ok(by_prior.iter().enumerate().filter(|(i, (mv, _))| *i < self.width || attacks(mv)).map(|(_, c)| *c).collect())
+    }
+
+    /// Each candidate's branches: one per type an attacked hidden piece can
+    /// have (weighted by the chance prior on the counting prior's support),
+    /// or the one afterstate.
+    fn branches(
+        &self,
+        root: &State,
+        root_out: &Inference,
+        chosen: Vec<(Move, f32)>,
+        me: Color,
+    ) -> Result<Vec<Candidate>, NetPlayerError> {
+        let prior = CountingPrior::new(root, me);
+        let mut retypes: HashMap<(Square, PieceType), Option<State>> = HashMap::new();
+        let mut candidates = Vec::with_capacity(chosen.len());
+        for (mv, p) in chosen {
+            let mut outcomes: Vec<(f64, State)> = Vec::new();
+            if let Some(hidden) = root.board()[mv.to].filter(|t| t.color != me && !t.revealed) {
+                let counting = prior.of(&hidden);
+                let frame = mv.to.in_frame(me).index();
+                let weights: Vec<(PieceType, f64)> = PieceType::ALL
+                    .into_iter()
+                    .filter(|t| counting[t.index()] > 0.0)
+                    .map(|t| {
+                        let w = match self.prior {
+                            ChancePrior::Counting => counting[t.index()] as f64,
+                            ChancePrior::Belief => root_out.belief[frame * 12 + t.index()] as f64,
+                        };
+                        (t, w)
+                    })
+                    .collect();
+                let total: f64 = weights.iter().map(|w| w.1).sum();
+                // A belief with no mass on the possible types falls back to counting.
+                let weights: Vec<(PieceType, f64)> = if total > 0.0 && total.is_finite() {
+                    weights.into_iter().map(|(t, w)| (t, w / total)).collect()
+                } else {
+                    let total: f64 = weights.iter().map(|(t, _)| counting[t.index()] as f64).sum();
+                    weights.iter().map(|(t, _)| (*t, counting[t.index()] as f64 / total)).collect()
+                };
+                for (kind, w) in weights.into_iter().filter(|w| w.1 > 0.0) {
+                    let Some(base) = retypes.entry((mv.to, kind)).or_insert_with(|| retyped(root, mv.to, kind)) else {
+                        continue;
+                    };
+                    let mut after = base.clone();
+                    if after.apply_move(mv).is_ok() {
+                        outcomes.push((w, after));
+                    }
+                }
+                let total: f64 = outcomes.iter().map(|o| o.0).sum();
+                outcomes.iter_mut().for_each(|o| o.0 /= total);
+            }
+            if outcomes.is_empty() {
+                let mut after = root.clone();
+                after.apply_move(mv).map_err(|e| NetPlayerError::Refused {
+                    mv,
+                    where_: "the rebuilt game",
+                    why: e.to_string(),
+                })?;
+                outcomes.push((1.0, after));
+            }
+            let branches =
+                outcomes.into_iter().map(|(p, after)| Branch { p, after, value: 0.0, replies: Vec::new() }).collect();
+            candidates.push(Candidate { mv, prior: p, branches });
+        }
+        Ok(candidates)
+    }
+
+    /// Depth 1: every branch's afterstate valued in one batch (a finished
+    /// game exactly), and the opponent's replies to search at depth 2
+    /// chosen from the same batch's policy; the unfinished branches.
+    fn depth_one(
+        &self,
+        network: &Network,
+        view: &InfoView<'_>,
+        candidates: &mut [Candidate],
+        stats: &mut SearchStats,
+    ) -> Result<Vec<(usize, usize)>, NetPlayerError> {
+        let open: Vec<(usize, usize)> = candidates
+            .iter()
+            .enumerate()
+            .flat_map(|(c, cand)| (0..cand.branches.len()).map(move |b| (c, b)))
+            .filter(|&(c, b)| !candidates[c].branches[b].after.is_terminal())
+            .collect();
+        for branch in candidates.iter_mut().flat_map(|c| c.branches.iter_mut()) {
+            if let Some(value) = result_value(&branch.after, view.me) {
+                branch.value = value;
+            }
+        }
+        if open.is_empty() {
+            return Ok(open);
+        }
+        let states: Vec<&State> = open.iter().map(|&(c, b)| &candidates[c].branches[b].after).collect();
+        let out = network.infer(&states)?;
+        stats.positions += states.len();
+        stats.calls += 1;
+        let opponent = view.opponent();
+        for (i, &(c, b)) in open.iter().enumerate() {
+            let branch = &mut candidates[c].branches[b];
+            branch.value = -out.value[i] as f64;
+            let policy = out.policy_of(i);
+            let mut moves: Vec<(Move, f32)> = branch
+                .after
+                .legal_moves()
+                .into_iter()
+                .map(|mv| (mv, mv.to_action(opponent).map_or(0.0, |a| policy[a as usize])))
+                .collect();
+            moves.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let board = branch.after.board();
+            branch.replies = moves
+                .iter()
+                .enumerate()
+                .filter(|(k, (mv, _))| *k < self.replies || board[mv.to].is_some())
+                .map(|(_, (mv, _))| *mv)
+                .collect();
+        }
+        Ok(open)
+    }
+
+    /// Depth 2: the opponent's replies in the `open` branches, leaves with
+    /// us to move, read chunk by chunk while the `clock` (the deadline and
+    /// the measured cost of a position) allows; each branch takes its worst
+    /// reply for us. Whether it finished (an unfinished depth 2 leaves the
+    /// depth-1 values).
+    fn depth_two(
+        &self,
+        network: &Network,
+        me: Color,
+        candidates: &mut [Candidate],
+        open: &[(usize, usize)],
+        clock: Option<(Instant, f64)>,
+        stats: &mut SearchStats,
+    ) -> Result<bool, NetPlayerError> {
+        let mut leaves: Vec<(usize, usize, State)> = Vec::new();
+        for &(c, b) in open {
+            let branch = &candidates[c].branches[b];
+            for &reply in &branch.replies {
+                let mut leaf = branch.after.clone();
+                if leaf.apply_move(reply).is_ok() {
+                    leaves.push((c, b, leaf));
+                }
+            }
+        }
+        let mut values: Vec<f64> = leaves.iter().map(|l| result_value(&l.2, me).unwrap_or(f64::NAN)).collect();
+        let pending: Vec<usize> = (0..leaves.len()).filter(|&i| !leaves[i].2.is_terminal()).collect();
+        for chunk in pending.chunks(CHUNK) {
+            if let Some((deadline, per_position)) = clock {
+                let estimate = Duration::from_secs_f64(per_position * chunk.len() as f64);
+                if Instant::now() + estimate >= deadline {
+                    return Ok(false);
+                }
+            }
+            let states: Vec<&State> = chunk.iter().map(|&i| &leaves[i].2).collect();
+            let out = network.infer(&states)?;
+            stats.positions += states.len();
+            stats.calls += 1;
+            for (k, &i) in chunk.iter().enumerate() {
+                values[i] = out.value[k] as f64;
+            }
+        }
+        let mut worst: HashMap<(usize, usize), f64> = HashMap::new();
+        for (i, (c, b, _)) in leaves.iter().enumerate() {
+            let w = worst.entry((*c, *b)).or_insert(f64::INFINITY);
+            *w = w.min(values[i]);
+        }
+        for ((c, b), w) in worst {
+            if w.is_finite() {
+                candidates[c].branches[b].value = w;
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -329,262 +518,4 @@ fn retyped(state: &State, sq: Square, kind: PieceType) -> Option<State> {
         replayed.apply_move(record.mv).ok()?;
     }
     (replayed.board()[sq].map(|p| p.kind) == Some(kind)).then_some(replayed)
-}
-
-/// The planes and legal masks of a batch of states, and the network's output.
-fn run(network: &Network, states: &[&State]) -> Result<Inference, ModelError> {
-    let size = network.layout.size();
-    let mut planes = Vec::with_capacity(states.len() * size);
-    let mut legal = Vec::with_capacity(states.len() * stratego_engine::NUM_ACTIONS);
-    for state in states {
-        planes.extend(observe(state, network.layout));
-        legal.extend(state.legal_action_mask());
-    }
-    infer(&network.net, network.layout, &planes, &legal, &network.device)
-}
-
-impl NetSearchPlayer {
-    pub fn options(&self) -> &SearchOptions {
-        &self.options
-    }
-
-    /// The move the search chooses, or why it cannot.
-    pub fn try_choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, String> {
-        let start = Instant::now();
-        self.last = SearchStats::default();
-        if view.legal_moves.len() == 1 {
-            return Ok(view.legal_moves[0]);
-        }
-        let network = Arc::clone(&self.network);
-        // Another piece set is refused at start-up (`check_rules`); a view
-        // that still gets here is an error, not a panic.
-        network.check_rules(&view.rules)?;
-        let deadline = self.options.time.map(|t| start + t.mul_f64(0.8));
-        let me = view.me;
-        let mut rebuild_rng = AgentRng::seed_from_u64(rng.random());
-        let root =
-            public_replay(view, &mut rebuild_rng).map_err(|e| format!("cannot rebuild the game from the view: {e}"))?;
-        if root.to_move() != me || root.is_terminal() {
-            return Err("the rebuilt game does not have the viewer to move".into());
-        }
-        let mut stats = SearchStats::default();
-        let root_out = run(&network, &[&root]).map_err(|e| e.to_string())?;
-        stats.positions += 1;
-        stats.calls += 1;
-
-        // The candidates: the policy's favourites and every attack.
-        let mut by_prior: Vec<(Move, f32)> = view
-            .legal_moves
-            .iter()
-            .map(|&mv| (mv, mv.to_action(me).map_or(0.0, |a| root_out.policy[a as usize])))
-            .collect();
-        by_prior.sort_by(|a, b| b.1.total_cmp(&a.1));
-        if let Some(margin) = self.options.veto {
-            let ordered: Vec<Move> = by_prior.iter().map(|(mv, _)| *mv).collect();
-            let clock = self.options.time.map(|t| t.mul_f64(VETO_SHARE));
-            let (kept, _) = crate::veto::kept(view, &ordered, margin, clock, self.options.setup, rng)?;
-            by_prior.retain(|(mv, _)| kept.contains(mv));
-        }
-        let attacks = |mv: &Move| matches!(view.cell(mv.to), Cell::Opponent(_));
-        let chosen: Vec<(Move, f32)> = by_prior
-            .iter()
-            .enumerate()
-            .filter(|(i, (mv, _))| *i < self.options.width || attacks(mv))
-            .map(|(_, c)| *c)
-            .collect();
-
-        // Depth 1: the branches, then one batch for their afterstates.
-        let prior = CountingPrior::new(&root, me);
-        let mut retypes: HashMap<(Square, PieceType), Option<State>> = HashMap::new();
-        let mut candidates = Vec::with_capacity(chosen.len());
-        for (mv, p) in chosen {
-            let mut outcomes: Vec<(f64, State)> = Vec::new();
-            if let Some(hidden) = root.board()[mv.to].filter(|t| t.color != me && !t.revealed) {
-                let counting = prior.of(&hidden);
-                let frame = mv.to.in_frame(me).index();
-                let weights: Vec<(PieceType, f64)> = PieceType::ALL
-                    .into_iter()
-                    .filter(|t| counting[t.index()] > 0.0)
-                    .map(|t| {
-                        let w = match self.options.prior {
-                            ChancePrior::Counting => counting[t.index()] as f64,
-                            ChancePrior::Belief => root_out.belief[frame * 12 + t.index()] as f64,
-                        };
-                        (t, w)
-                    })
-                    .collect();
-                let total: f64 = weights.iter().map(|w| w.1).sum();
-                // A belief with no mass on the possible types falls back to counting.
-                let weights: Vec<(PieceType, f64)> = if total > 0.0 && total.is_finite() {
-                    weights.into_iter().map(|(t, w)| (t, w / total)).collect()
-                } else {
-                    let total: f64 = weights.iter().map(|(t, _)| counting[t.index()] as f64).sum();
-                    weights.iter().map(|(t, _)| (*t, counting[t.index()] as f64 / total)).collect()
-                };
-                for (kind, w) in weights.into_iter().filter(|w| w.1 > 0.0) {
-                    let Some(base) = retypes.entry((mv.to, kind)).or_insert_with(|| retyped(&root, mv.to, kind)) else {
-                        continue;
-                    };
-                    let mut after = base.clone();
-                    if after.apply_move(mv).is_ok() {
-                        outcomes.push((w, after));
-                    }
-                }
-                let total: f64 = outcomes.iter().map(|o| o.0).sum();
-                outcomes.iter_mut().for_each(|o| o.0 /= total);
-            }
-            if outcomes.is_empty() {
-                let mut after = root.clone();
-                after.apply_move(mv).map_err(|e| format!("the legal move {mv} is refused in the rebuilt game: {e}"))?;
-                outcomes.push((1.0, after));
-            }
-            let branches =
-                outcomes.into_iter().map(|(p, after)| Branch { p, after, value: 0.0, replies: Vec::new() }).collect();
-            candidates.push(Candidate { mv, prior: p, branches });
-        }
-        let open: Vec<(usize, usize)> = candidates
-            .iter()
-            .enumerate()
-            .flat_map(|(c, cand)| (0..cand.branches.len()).map(move |b| (c, b)))
-            .filter(|&(c, b)| !candidates[c].branches[b].after.is_terminal())
-            .collect();
-        for cand in &mut candidates {
-            for branch in cand.branches.iter_mut().filter(|b| b.after.is_terminal()) {
-                branch.value = exact(&branch.after, me);
-            }
-        }
-        if !open.is_empty() {
-            let states: Vec<&State> = open.iter().map(|&(c, b)| &candidates[c].branches[b].after).collect();
-            let out = run(&network, &states).map_err(|e| e.to_string())?;
-            stats.positions += states.len();
-            stats.calls += 1;
-            let opponent = view.opponent();
-            for (i, &(c, b)) in open.iter().enumerate() {
-                let branch = &mut candidates[c].branches[b];
-                branch.value = -out.value[i] as f64;
-                let policy = out.policy_of(i);
-                let mut moves: Vec<(Move, f32)> = branch
-                    .after
-                    .legal_moves()
-                    .into_iter()
-                    .map(|mv| (mv, mv.to_action(opponent).map_or(0.0, |a| policy[a as usize])))
-                    .collect();
-                moves.sort_by(|a, b| b.1.total_cmp(&a.1));
-                let board = branch.after.board();
-                branch.replies = moves
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, (mv, _))| *k < self.options.replies || board[mv.to].is_some())
-                    .map(|(_, (mv, _))| *mv)
-                    .collect();
-            }
-        }
-        stats.depth = 1;
-        let depth1_elapsed = start.elapsed();
-
-        // Depth 2: the opponent's replies, leaves with us to move.
-        if self.options.depth >= 2 && !open.is_empty() {
-            let mut leaves: Vec<(usize, usize, State)> = Vec::new();
-            for &(c, b) in &open {
-                let branch = &candidates[c].branches[b];
-                for &reply in &branch.replies {
-                    let mut leaf = branch.after.clone();
-                    if leaf.apply_move(reply).is_ok() {
-                        leaves.push((c, b, leaf));
-                    }
-                }
-            }
-            let mut values = vec![f64::NAN; leaves.len()];
-            let pending: Vec<usize> = (0..leaves.len()).filter(|&i| !leaves[i].2.is_terminal()).collect();
-            for i in (0..leaves.len()).filter(|&i| leaves[i].2.is_terminal()) {
-                values[i] = exact(&leaves[i].2, me);
-            }
-            // The cost of one position, from what depth 1 took (a floor for the first call).
-            let per_position = depth1_elapsed.as_secs_f64() / stats.positions.max(1) as f64;
-            let mut finished = true;
-            for chunk in pending.chunks(CHUNK) {
-                if let Some(deadline) = deadline {
-                    let estimate = Duration::from_secs_f64(per_position * chunk.len() as f64);
-                    if Instant::now() + estimate >= deadline {
-                        finished = false;
-                        break;
-                    }
-                }
-                let states: Vec<&State> = chunk.iter().map(|&i| &leaves[i].2).collect();
-                let out = run(&network, &states).map_err(|e| e.to_string())?;
-                stats.positions += states.len();
-                stats.calls += 1;
-                for (k, &i) in chunk.iter().enumerate() {
-                    values[i] = out.value[k] as f64;
-                }
-            }
-            if finished {
-                let mut worst: HashMap<(usize, usize), f64> = HashMap::new();
-                for (i, (c, b, _)) in leaves.iter().enumerate() {
-                    let w = worst.entry((*c, *b)).or_insert(f64::INFINITY);
-                    *w = w.min(values[i]);
-                }
-                for ((c, b), w) in worst {
-                    if w.is_finite() {
-                        candidates[c].branches[b].value = w;
-                    }
-                }
-                stats.depth = 2;
-            }
-        }
-
-        let mut values: Vec<(Move, f64, f32)> = candidates
-            .iter()
-            .map(|cand| {
-                let value = cand.branches.iter().map(|b| b.p * b.value).sum::<f64>();
-                (cand.mv, value + self.options.mix * cand.prior as f64, cand.prior)
-            })
-            .collect();
-        if values.iter().any(|v| !v.1.is_finite()) {
-            return Err("the network gave a value that is not a number".into());
-        }
-        // Best value first; among equal values the policy's favourite (the
-        // sort is stable, and the candidates come in policy order).
-        values.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.total_cmp(&a.2)));
-        stats.candidates = values.len();
-        stats.values = values.iter().map(|v| (v.0, v.1)).collect();
-        stats.elapsed = start.elapsed();
-        self.last = stats;
-        Ok(values[0].0)
-    }
-}
-
-impl Player for NetSearchPlayer {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
-        self.options.setup.choose(set, rng)
-    }
-
-    fn choose_move(&mut self, view: &InfoView<'_>, rng: &mut AgentRng) -> Result<Move, PlayerError> {
-        self.try_choose_move(view, rng)
-            .map_err(|e| PlayerError::Failed(format!("network search player `{}`: {e}", self.name)))
-    }
-
-    /// The caller's clock joins the spec's `time`, the tighter deciding.
-    fn limit_move_time(&mut self, limit: Duration) {
-        self.options.time = Some(self.options.time.map_or(limit, |t| t.min(limit)));
-    }
-}
-
-/// The registry entry `netsearch:PATH`: checkpoints are loaded onto
-/// `device`, or, with `None`, onto the CPU made on demand (as `net:`).
-pub fn entry(device: Option<burn::tensor::Device>) -> Entry {
-    Entry {
-        name: "netsearch",
-        path: Some("a checkpoint path, e.g. netsearch:runs/x/ckpt.safetensors"),
-        options: SEARCH_OPTIONS,
-        about: "a network checkpoint searching with its policy, value and belief heads",
-        build: Box::new(move |spec, _| {
-            let options = SearchOptions::parse(&spec.options)?;
-            crate::load_for_spec(spec, &device, |path, device| NetSearchFactory::load(path, options, device))
-        }),
-    }
 }

@@ -17,24 +17,13 @@
 
 use std::time::Duration;
 
+use stratego_baselines::eval::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::Move;
-use stratego_players::{AgentRng, InfoView, SetupPolicy, SpecError};
+use stratego_players::determinize::determinize;
+use stratego_players::{AgentRng, InfoView, SetupPolicy};
 
-use crate::guided::{near_best, searched_values};
-
-/// How the option reads in help and error texts.
-pub const VETO_OPTION: &str = "veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M of a won game below its best)";
-
-/// Parses `veto=M` (0 to 2).
-pub fn parse(value: &str) -> Result<f64, SpecError> {
-    value
-        .parse::<f64>()
-        .ok()
-        .filter(|m| m.is_finite() && (0.0..=2.0).contains(m))
-        .ok_or_else(|| SpecError::bad_value("veto", value, "expected a number from 0 to 2"))
-}
+use crate::NetPlayerError;
 
 /// The moves of `ordered` (in its order) that expectimax, searching every
 /// one in a determinised root under `clock` (or at its default fixed size
@@ -47,7 +36,7 @@ pub fn kept(
     clock: Option<Duration>,
     setup: SetupPolicy,
     rng: &mut AgentRng,
-) -> Result<(Vec<Move>, u32), String> {
+) -> Result<(Vec<Move>, u32), NetPlayerError> {
     // The veto is for what the outside field does, so its search has every
     // outside-play mechanism, the Flag's defenders included.
     let mut config = ExpectimaxConfig { defend: true, ..ExpectimaxConfig::default() };
@@ -59,4 +48,29 @@ pub fn kept(
     let near = near_best(&values, margin);
     let kept: Vec<Move> = ordered.iter().copied().filter(|mv| near.iter().any(|(m, _)| m == mv)).collect();
     Ok((kept, search.last.depth))
+}
+
+/// Expectimax's values of the root moves `ordered` (entering the first
+/// iteration in that order) in a root determinised from `view`, as
+/// `root_values` gives them (the searched order, best first); an error if
+/// a move has none or one is not a number.
+pub(crate) fn searched_values(
+    search: &mut ExpectimaxPlayer,
+    view: &InfoView<'_>,
+    ordered: &[Move],
+    rng: &mut AgentRng,
+) -> Result<Vec<(Move, f64)>, NetPlayerError> {
+    let values = search.root_values(&determinize(view, rng), ordered);
+    if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
+        return Err(NetPlayerError::NotANumber("the expectimax search of the root moves"));
+    }
+    Ok(values)
+}
+
+/// The searched moves whose values lie within `margin` (a share of a won
+/// game, `WIN`) of the best, in the order given.
+pub(crate) fn near_best(values: &[(Move, f64)], margin: f64) -> Vec<(Move, f64)> {
+    let best = values.iter().map(|(_, v)| *v).fold(f64::NEG_INFINITY, f64::max);
+    let floor = best - margin * WIN - 1e-6;
+    values.iter().copied().filter(|(_, v)| *v >= floor).collect()
 }

@@ -52,9 +52,10 @@ fn a_network_plays_rulesets_that_differ_only_in_progress_rules_and_caps() {
         net.check_rules(&rules).expect("only progress rules and caps differ");
         let result = short_match(net.as_ref(), random.as_ref(), rules, 5);
         assert!(result.games.iter().all(|g| g.plies > 0 && g.plies <= rules.max_plies), "{rules}");
-        let player = stratego_netplayer::NetPlayerFactory::load(&path, NetOptions::default(), &device("cpu").unwrap())
-            .unwrap()
-            .player();
+        let mut player =
+            stratego_netplayer::NetPlayerFactory::load(&path, NetOptions::default(), &device("cpu").unwrap())
+                .unwrap()
+                .player();
         let mut rng = AgentRng::seed_from_u64(1);
         let (red, blue) = (Setup::random(rules.piece_set, &mut rng), Setup::random(rules.piece_set, &mut rng));
         let mut state = State::from_setups(rules, &red, &blue).unwrap();
@@ -86,7 +87,7 @@ fn the_policy_is_the_networks_on_the_true_state_for_both_colours() {
         // two nets built from one seed need not be equal).
         let factory = NetPlayerFactory::from_network(net.clone(), layout, rules, NetOptions::default());
         assert_eq!(factory.name(), "net:in-memory");
-        let player = factory.player();
+        let mut player = factory.player();
         let mut rng = AgentRng::seed_from_u64(8);
         let red = Setup::random(rules.piece_set, &mut rng);
         let blue = Setup::random(rules.piece_set, &mut rng);

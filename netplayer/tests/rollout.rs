@@ -193,7 +193,7 @@ fn every_decision_is_the_favourite_or_clearly_better() {
     let options = RolloutOptions { worlds: 2, horizon: 2, margin: 0.02, ..RolloutOptions::default() };
     let (factory, net) = trained(options);
     let mut player = factory.player();
-    let bare = net.player();
+    let mut bare = net.player();
     let (mut decisions, mut overruled) = (0, 0);
     red_against_random(rules, 7, 60, |view, rng| {
         let mv = player.try_choose_move(view, rng).unwrap();

@@ -10,7 +10,7 @@ use stratego_model::device;
 use stratego_netplayer::search::{ChancePrior, NetSearchFactory, SearchOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
 use stratego_players::view::{public_history, InfoView};
-use stratego_players::{AgentRng, Naming, Player};
+use stratego_players::{AgentRng, Naming, Player, PlayerSpec};
 
 mod common;
 use common::*;
@@ -163,16 +163,16 @@ fn battles_with_hidden_pieces_are_chance_nodes_and_stats_add_up() {
 
 #[test]
 fn options_parse_and_bad_ones_are_errors() {
-    let pairs = |text: &str| -> Vec<(String, String)> {
-        text.split(',')
-            .filter(|s| !s.is_empty())
-            .map(|kv| {
-                let (k, v) = kv.split_once('=').unwrap();
-                (k.to_string(), v.to_string())
-            })
-            .collect()
+    // The options as a spec gives them (the kind's name, a path, the pairs).
+    let pairs = |text: &str| -> PlayerSpec {
+        let mut spec = PlayerSpec::named("netsearch").with_path("x");
+        for kv in text.split(',').filter(|s| !s.is_empty()) {
+            let (k, v) = kv.split_once('=').unwrap();
+            spec = spec.with(k, v);
+        }
+        spec
     };
-    assert_eq!(SearchOptions::parse(&[]).unwrap(), SearchOptions::default());
+    assert_eq!(SearchOptions::parse(&pairs("")).unwrap(), SearchOptions::default());
     let parsed =
         SearchOptions::parse(&pairs("width=4,depth=1,replies=3,time=150,prior=counting,mix=0.5,setup=handcrafted"))
             .unwrap();
@@ -185,7 +185,7 @@ fn options_parse_and_bad_ones_are_errors() {
     for options in [parsed, SearchOptions::default()] {
         for naming in [Naming::Canonical, Naming::Resolved] {
             assert_eq!(
-                SearchOptions::parse(&options.to_pairs(naming)).unwrap(),
+                SearchOptions::parse(&options.spec("x", naming)).unwrap(),
                 options,
                 "{naming:?} pairs round-trip"
             );
