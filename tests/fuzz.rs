@@ -648,12 +648,14 @@ fn registration_and_config_products() {
     let mutator: Mutator = |rng, seed, _| {
         with_random_products(rng, seed, &["actors", "games_per_actor", "max_inference_batch", "minibatch", "batch"])
     };
-    let memory = stratego_learner::config::physical_memory();
+    // Accepted: parsed and checked before a run, where the limits are read.
+    let limit = stratego_learner::config::memory_limit();
     fuzz_with("config-products", 1518, &configs, mutator, |b| {
         let config = stratego_learner::TrainConfig::parse(&text(b)).map_err(|e| e.to_string())?;
+        config.check_before_run().map_err(|e| e.to_string())?;
         let total: u64 = config.memory_parts().iter().map(|(_, bytes)| bytes).sum();
-        if let Some(memory) = memory {
-            assert!(total <= memory, "accepted buffers of {total} bytes on a machine of {memory}");
+        if let Some(limit) = limit {
+            assert!(total <= limit.bytes, "accepted buffers of {total} bytes under {} {}", limit.what, limit.bytes);
         }
         Ok(())
     });

@@ -754,3 +754,27 @@ fn outside_programs_are_self_play_opponents_and_their_forfeits_end_only_their_ga
     assert!(alive.stdout.is_empty(), "{}", String::from_utf8_lossy(&alive.stdout));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Under a shell's address-space limit (`ulimit -v`, as in a container), a
+/// config whose buffers do not fit is one error line naming the keys and
+/// the limit, before a run directory exists: 65,536 games an actor passed
+/// the check against the machine's memory, trained its warm start and
+/// aborted with "memory allocation of 760217600 bytes failed".
+#[test]
+fn a_config_too_large_for_the_process_limit_is_one_error_line_before_the_run() {
+    let dir = scratch("train-ulimit");
+    let smoke = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let config = dir.join("big.toml");
+    std::fs::write(&config, smoke.replace("games_per_actor = 32", "games_per_actor = 65536")).unwrap();
+    let run = dir.join("run");
+    let script = format!(
+        "ulimit -v 4000000 && exec '{}' train --config '{}' --run '{}'",
+        env!("CARGO_BIN_EXE_stratego"),
+        config.display(),
+        run.display()
+    );
+    let o = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert_one_line_error(&o, "`selfplay.games_per_actor` = 65536 games");
+    assert!(stderr(&o).contains("ulimit -v"), "{}", stderr(&o));
+    assert!(!run.exists(), "no run directory");
+}

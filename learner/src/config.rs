@@ -501,12 +501,45 @@ pub(crate) fn first_difference(a: &str, b: &str) -> String {
     walk(&parse(a), &parse(b), "").unwrap_or_else(|| "?".into())
 }
 
-/// The machine's memory in bytes (`MemTotal` of /proc/meminfo), where known.
-pub fn physical_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+/// The most memory a run may use, and what sets it (for the error message:
+/// "more than {what} {bytes}").
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct MemoryLimit {
+    pub bytes: u64,
+    pub what: &'static str,
+}
+
+/// The smallest of the limits this process lives under, where any is
+/// known: the machine's memory (`MemTotal`), the container's (cgroup v2
+/// `memory.max`, or v1 `memory.limit_in_bytes`), and the address space left
+/// under the process's own limit (`ulimit -v`, `RLIMIT_AS` in
+/// /proc/self/limits, less the `VmSize` it maps already). A container or a
+/// shell limit is what an allocation meets first: checked against the
+/// machine alone, a config that fits the machine aborted on an allocation.
+pub fn memory_limit() -> Option<MemoryLimit> {
+    let read = |path: &str| std::fs::read_to_string(path).ok();
+    let field = |text: &str, key: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(key))?;
+        line[key.len()..].split_whitespace().next()?.parse().ok()
+    };
+    let machine = read("/proc/meminfo")
+        .and_then(|t| field(&t, "MemTotal:"))
+        .and_then(|kib| kib.checked_mul(1024))
+        .map(|bytes| MemoryLimit { bytes, what: "this machine's" });
+    // "max" (v2) or a page-rounded huge number (v1) mean no limit.
+    let container = read("/sys/fs/cgroup/memory.max")
+        .or_else(|| read("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .filter(|&b| b < 1 << 60)
+        .map(|bytes| MemoryLimit { bytes, what: "the container's limit (cgroup) of" });
+    let address_space = read("/proc/self/limits").and_then(|t| field(&t, "Max address space")).map(|limit| {
+        let mapped = read("/proc/self/status").and_then(|t| field(&t, "VmSize:")).unwrap_or(0).saturating_mul(1024);
+        MemoryLimit {
+            bytes: limit.saturating_sub(mapped),
+            what: "the address space left under this process's limit (ulimit -v),",
+        }
+    });
+    [machine, container, address_space].into_iter().flatten().min_by_key(|l| l.bytes)
 }
 
 /// docs/TRAINING.md's table of [`SIZE_BOUNDS`].
@@ -721,7 +754,6 @@ impl TrainConfig {
         if self.eval.every > 0 && (self.eval.games == 0 || !self.eval.games.is_multiple_of(2)) {
             return Err(invalid("eval.games", "must be a positive even number (games are played in pairs)"));
         }
-        self.validate_memory(physical_memory())?;
         let s = &self.selfplay;
         self.validate_opponents("selfplay", &s.opponents, s.opponent_share)?;
         self.validate_pool()?;
@@ -738,6 +770,9 @@ impl TrainConfig {
     /// the first evaluation); reads `run.init`'s metadata and checks it
     /// against the model and the rules. [`TrainConfig::parse`] reads no file.
     pub fn check_before_run(&self) -> Result<(), TrainError> {
+        // The machine's and the process's limits: here, not in `validate`,
+        // so that whether a config parses does not depend on the machine.
+        self.validate_memory(memory_limit())?;
         self.check_players(true)?;
         for (stage, config) in self.stage.iter().zip(self.stages()?.iter().skip(1)) {
             config.check_players(false).map_err(|e| stage.rekey(e))?;
@@ -794,9 +829,16 @@ impl TrainConfig {
     pub fn memory_parts(&self) -> Vec<(String, u64)> {
         let obs = self.game.layout.size() as u64 * 4;
         let mask = NUM_ACTIONS as u64;
-        // Per self-play game: its observation planes, its legal mask and
-        // the state itself (its history grows on the heap besides).
-        let per_game = obs + mask + std::mem::size_of::<State>() as u64;
+        // Per self-play game, in an actor's step: its observation planes
+        // three times (the actor's buffer, the copy it sends to the inference
+        // service, the network's input), its legal mask twice, the network's
+        // answer (a probability per action and per belief cell, f32) and the
+        // state itself (its history grows on the heap besides). Counting the
+        // planes once, 65,536 games passed the check under a 4 GB
+        // `ulimit -v` and aborted on their first 760 MB copy.
+        let belief = (stratego_engine::Square::COUNT * stratego_engine::PieceType::COUNT) as u64;
+        let answer = 4 * (NUM_ACTIONS as u64 + belief);
+        let per_game = 3 * obs + 2 * mask + answer + std::mem::size_of::<State>() as u64;
         // Per batched decision: the planes in and a logit per action out.
         let per_row = obs + 4 * mask;
         let (s, l, p) = (&self.selfplay, &self.learner, &self.pretrain);
@@ -814,9 +856,9 @@ impl TrainConfig {
     }
 
     /// Refuses a config whose buffers (`memory_parts`) add up to more than
-    /// `available` bytes (the machine's memory; no check where unknown).
-    fn validate_memory(&self, available: Option<u64>) -> Result<(), TrainError> {
-        let Some(available) = available else { return Ok(()) };
+    /// the limit (`memory_limit`; no check where none is known).
+    fn validate_memory(&self, limit: Option<MemoryLimit>) -> Result<(), TrainError> {
+        let Some(MemoryLimit { bytes: available, what }) = limit else { return Ok(()) };
         let parts = self.memory_parts();
         let total = parts.iter().fold(0u64, |t, (_, b)| t.saturating_add(*b));
         if total <= available {
@@ -825,7 +867,7 @@ impl TrainConfig {
         let (largest, bytes) = parts.iter().max_by_key(|(_, b)| *b).expect("parts");
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         Err(TrainError::config_text(format!(
-            "the buffers need at least {:.1} GiB, more than this machine's {:.1} GiB: {largest} need {:.1} GiB",
+            "too large: the buffers need at least {:.1} GiB, more than {what} {:.1} GiB: {largest} need {:.1} GiB",
             gib(total),
             gib(available),
             gib(*bytes)
@@ -929,18 +971,21 @@ mod tests {
     fn products_of_sizes_are_checked_against_memory() {
         let mut c = TrainConfig::default();
         (c.selfplay.actors, c.selfplay.games_per_actor) = (256, 65_536);
-        let err = c.validate_memory(Some(128 << 30)).unwrap_err().to_string();
+        let machine = |gib: u64| Some(MemoryLimit { bytes: gib << 30, what: "this machine's" });
+        let err = c.validate_memory(machine(128)).unwrap_err().to_string();
         assert!(err.contains("`selfplay.actors` x `selfplay.games_per_actor` = 16777216 games"), "{err}");
         assert!(err.contains("more than this machine's 128.0 GiB") && !err.contains('\n'), "{err}");
-        // The same through `validate` on any machine with less than ~400 GB.
-        assert!(c.validate().unwrap_err().to_string().contains("`selfplay.games_per_actor` = 16777216 games"));
+        // The same before a run on any machine with less than ~1.5 TB; a
+        // config parses whatever the machine.
+        assert!(c.check_before_run().unwrap_err().to_string().contains("`selfplay.games_per_actor` = 16777216 games"));
+        assert!(c.validate().is_ok());
         // Every config of the repository fits a 24 GiB machine.
         let configs = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs");
         for entry in std::fs::read_dir(configs).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|e| e == "toml") && !path.to_string_lossy().contains("ntuple") {
                 let config: TrainConfig = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                config.validate_memory(Some(24 << 30)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                config.validate_memory(machine(24)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             }
         }
     }
