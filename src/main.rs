@@ -15,6 +15,7 @@ use stratego_engine::speed::{measure_parallel_playouts, measure_playout_speed, R
 mod arena_cli;
 mod cotoan_cli;
 mod distill_cli;
+mod doctor_cli;
 mod game_arena_cli;
 mod games;
 mod keep_games;
@@ -128,6 +129,16 @@ enum Command {
     /// A local web server where a person plays a whole game against a player in the browser (setup, moves, battles,
     /// the record to download).
     Serve(serve::ServeArgs),
+    /// What this program can run on this machine: the backends built in, the devices each finds, a small
+    /// forward pass and training step on each (speed and memory), and what to do where one is missing.
+    Doctor {
+        /// Positions per forward pass and training step [1 to 65,536].
+        #[arg(long, default_value_t = 64, value_parser = crate::count::<usize>(1, 65_536))]
+        batch: usize,
+        /// Timed repetitions (after one warm-up); the median is printed. [1 to 10,000]
+        #[arg(long, default_value_t = 3, value_parser = crate::count::<usize>(1, 10_000))]
+        iterations: usize,
+    },
     /// Measure speed.
     Bench {
         #[command(subcommand)]
@@ -422,6 +433,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Probe(args) => probe_cli::run(out, args),
         Command::View(args) => view_cli::run(out, args),
         Command::Serve(args) => serve::run(out, args),
+        Command::Doctor { batch, iterations } => doctor_cli::doctor(out, batch, iterations),
         Command::Players => write!(out, "{}", players::registry().help()).map_err(output),
         Command::Bench { what: BenchCommand::Agents(args) } => arena_cli::bench_agents(out, args),
         Command::Bench { what: BenchCommand::Engine { plies, rounds, seed } } => bench_engine(out, plies, rounds, seed),

@@ -132,6 +132,39 @@ fn bench_prints_one_figure_per_line() {
     assert_figure_lines(&text);
 }
 
+/// `doctor` as CI runs it on the CPU: the machine, its memory limit, the GPU
+/// files it shows, one line for every backend (working with its speed and
+/// memory, or not built with what to do), and which device to train on;
+/// and under a shell's address-space limit, that limit.
+#[test]
+fn doctor_says_what_runs_here_and_what_to_do_about_the_rest() {
+    let text = stratego_ok(&["doctor", "--batch", "4", "--iterations", "1"]);
+    let line =
+        |prefix: &str| text.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("{prefix}: {text}"));
+    assert!(line("machine: ").contains(" cores"), "{text}");
+    assert!(line("memory: ").contains(" GiB"), "{text}");
+    line("GPU: ");
+    let flex = line("flex: ok: the tiny network (compact, batch 4): forward ");
+    assert!(flex.contains("samples/s, train step ") && flex.contains("peak resident memory"), "{flex}");
+    // The default build (`.ci/run`'s): flex alone.
+    if !cfg!(feature = "ndarray") {
+        assert!(line("ndarray: not built into this program: ").contains("--features ndarray"), "{text}");
+    }
+    if !cfg!(feature = "wgpu") {
+        let wgpu = line("wgpu: not built into this program: ");
+        assert!(wgpu.contains("--features wgpu") && wgpu.contains("Vulkan"), "{wgpu}");
+        assert_eq!(line("use: "), "use: train with --device cpu (flex)");
+    }
+    line("cuda: ");
+    assert_eq!(text.lines().count(), 8, "{text}");
+
+    let script =
+        format!("ulimit -v 4000000 && exec '{}' doctor --batch 4 --iterations 1", env!("CARGO_BIN_EXE_stratego"));
+    let o = std::process::Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    let text = succeeded(&o);
+    assert!(text.contains("memory: the address space left under this process's limit (ulimit -v),"), "{text}");
+}
+
 #[test]
 fn obs_prints_planes_and_refuses_bad_layouts() {
     let position = scout_position();

@@ -24,6 +24,12 @@ pub fn device(name: &str) -> Result<Device, ModelError> {
     }
 }
 
+/// The backends a device name can reach, each with whether it was compiled
+/// into this program (`cpu` names the first CPU backend built).
+pub fn backends_built() -> [(&'static str, bool); 3] {
+    [("flex", cfg!(feature = "flex")), ("ndarray", cfg!(feature = "ndarray")), ("wgpu", cfg!(feature = "wgpu"))]
+}
+
 fn not_built(feature: &str) -> ModelError {
     ModelError::Device(format!(
         "the {feature} backend was not built into this program; rebuild with `--features {feature}`"
