@@ -17,6 +17,10 @@ use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, P
 use crate::network::{load_for_spec, Network};
 use crate::NetPlayerError;
 
+/// The share of a decision's clock every kind plans on; the rest is for the
+/// caller's bookkeeping and a slow pipe.
+pub const CLOCK_SHARE: f64 = 0.8;
+
 /// What every registry entry of a network player says its path is.
 pub const CHECKPOINT_PATH: &str = "a network checkpoint, e.g. runs/x/checkpoints/latest.safetensors";
 

@@ -12,7 +12,7 @@ use stratego_engine::Move;
 use stratego_model::choose_action;
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{join_clock, options, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::{join_clock, options, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE};
 use crate::network::{action_of, NetworkFactory};
 use crate::{veto, NetPlayerError};
 
@@ -88,7 +88,7 @@ impl NetworkPlayerKind for NetOptions {
         if let (Some(margin), true) = (self.veto, view.legal_moves.len() > 1) {
             // The veto's search has most of the clock: the policy costs one
             // inference.
-            let clock = self.time.map(|t| t.mul_f64(0.8));
+            let clock = self.time.map(|t| t.mul_f64(CLOCK_SHARE));
             let (kept, _) = veto::kept(view, &view.legal_moves, margin, clock, self.setup, rng)?;
             for mv in &view.legal_moves {
                 if !kept.contains(mv) {

@@ -84,17 +84,15 @@ use stratego_model::{choose_action, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::{
+    join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE,
+};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
 use crate::NetPlayerError;
 
 /// Worlds in the first group under a clock: its cost sizes the next groups.
 pub const FIRST_GROUP: usize = 2;
-
-/// The share of the clock a decision plans on; the rest is for the
-/// caller's bookkeeping and a slow pipe.
-const CLOCK_SHARE: f64 = 0.8;
 
 /// With a veto, the share of the clock expectimax's search of the root
 /// has; the rollouts have the rest of `CLOCK_SHARE`.

@@ -77,7 +77,9 @@ use stratego_players::determinize::with_hidden_type;
 use stratego_players::view::Cell;
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::{
+    join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE,
+};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::NetPlayerError;
 
@@ -225,7 +227,7 @@ impl NetworkPlayerKind for SearchOptions {
     fn decide(&self, decision: Decision<'_, '_, SearchStats>) -> Result<Move, NetPlayerError> {
         let Decision { network, view, rng, stats } = decision;
         let start = Instant::now();
-        let deadline = self.time.map(|t| start + t.mul_f64(0.8));
+        let deadline = self.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
         let me = view.me;
         let root = rebuild(view, rng)?;
         let root_out = network.infer(&[&root])?;
