@@ -210,7 +210,25 @@ impl ExpectimaxPlayer {
 
     /// The values of the root moves after iterative deepening, from a
     /// determinized root, with the moves in the order of the last iteration.
+    /// Only the best moves' values are exact: every other move's is an upper
+    /// bound (alpha-beta and Star1 stop searching a move once it cannot be
+    /// the best). A caller that weighs moves below the best uses
+    /// [`root_values_within`](Self::root_values_within).
     pub fn root_values(&mut self, root: &State, legal: &[Move]) -> Vec<(Move, f64)> {
+        self.root_values_within(root, legal, TIE)
+    }
+
+    /// As [`root_values`](Self::root_values), with the value of every move
+    /// within `window` (score points, at least a tie's width) of the best
+    /// exact, and every other move's an upper bound that lies more than
+    /// `window` below the best: each move is searched with the window's
+    /// lower end at the best value so far less `window`. A veto that keeps
+    /// the moves within a margin of the best needs this: with the root's
+    /// usual window a move that loses the Marshal to the Spy a ply later
+    /// showed a bound 400 points below the best (within a 500-point margin)
+    /// where its value was 7,000 below (asmodeus, EVALUATION.md "The outside
+    /// field").
+    pub fn root_values_within(&mut self, root: &State, legal: &[Move], window: f64) -> Vec<(Move, f64)> {
         let mut search = Search {
             me: root.to_move(),
             nodes: 0,
@@ -229,6 +247,7 @@ impl ExpectimaxPlayer {
                 scale: self.config.scale,
             },
             informed: self.config.informed,
+            root_window: window.max(TIE),
         };
         let mut values: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, 0.0)).collect();
         self.last = SearchStats::default();
@@ -266,6 +285,9 @@ struct Search {
     terms: LeafTerms,
     /// Whether the opponent's hidden attacks are decided knowing their types.
     informed: bool,
+    /// How far below the best so far a root move's value is still searched
+    /// exactly (`root_values_within`).
+    root_window: f64,
 }
 
 impl Search {
@@ -279,7 +301,7 @@ impl Search {
         let mut best = f64::NEG_INFINITY;
         let mut out = Vec::with_capacity(ordered.len());
         for &(mv, _) in ordered {
-            let v = self.after_move(root, mv, depth, 0, best - TIE, f64::INFINITY);
+            let v = self.after_move(root, mv, depth, 0, best - self.root_window, f64::INFINITY);
             if self.aborted {
                 return None;
             }

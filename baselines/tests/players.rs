@@ -271,6 +271,41 @@ fn star1_pruning_gives_the_unpruned_best_value_and_best_moves() {
     assert!(checked >= 8, "{checked}");
 }
 
+#[test]
+fn within_a_window_every_root_value_is_exact_and_below_it_a_bound_outside_the_window() {
+    // A veto keeps the moves within a margin of the best: their values must
+    // be exact, and a move left out must truly lie further below.
+    let (mut exact_inside, mut bounded_outside) = (0, 0);
+    for (rules, depth, plies) in [(Ruleset::barrage(), 3, 30), (Ruleset::classic(), 2, 120)] {
+        for seed in 0..6 {
+            let Some(state) = midgame(rules, seed, plies + seed as usize) else { continue };
+            let me = state.to_move();
+            let legal = state.legal_moves();
+            let exact: Vec<(Move, f64)> = legal.iter().map(|&mv| (mv, plain_move(&state, me, mv, depth, 0))).collect();
+            let best = exact.iter().map(|e| e.1).fold(f64::NEG_INFINITY, f64::max);
+            // A window that splits the moves: the median's distance below the best.
+            let mut gaps: Vec<f64> = exact.iter().map(|e| best - e.1).collect();
+            gaps.sort_by(f64::total_cmp);
+            let window = gaps[gaps.len() / 2].max(1.0);
+            let config =
+                ExpectimaxConfig { depth, nodes: u64::MAX, time: None, clock_decides: false, ..Default::default() };
+            let mut player = ExpectimaxPlayer::new(config, SetupPolicy::Random);
+            let within = player.root_values_within(&state, &legal, window);
+            for (mv, v) in within {
+                let truth = exact.iter().find(|e| e.0 == mv).unwrap().1;
+                if truth >= best - window {
+                    assert!((v - truth).abs() < 1e-6, "seed {seed} {mv}: {v} is not the exact {truth}");
+                    exact_inside += 1;
+                } else {
+                    assert!(v < best - window && v >= truth - 1e-6, "seed {seed} {mv}: {v} bounds {truth} badly");
+                    bounded_outside += 1;
+                }
+            }
+        }
+    }
+    assert!(exact_inside >= 40 && bounded_outside >= 20, "{exact_inside} inside, {bounded_outside} outside");
+}
+
 fn position(board: &str, side: &str) -> State {
     State::deserialize(&format!("{} {board} {side} 20 5", Ruleset::classic().canonical())).unwrap()
 }

@@ -127,7 +127,7 @@ impl NetworkPlayerKind for GuidedOptions {
         // The search has what the inference left of the clock.
         search.time = search.time.map(|t| t.saturating_sub(start.elapsed()).max(Duration::from_millis(1)));
         let mut expectimax = ExpectimaxPlayer::new(search, self.setup);
-        let values = searched_values(&mut expectimax, view, &ordered, rng)?;
+        let values = searched_values(&mut expectimax, view, &ordered, self.margin, rng)?;
         let near = near_best(&values, self.margin);
         // The policy's favourite among them; the first (the best value, the
         // policy's order among equals) where the policy is level.

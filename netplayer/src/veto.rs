@@ -44,7 +44,7 @@ pub fn kept(
         config = config.under_clock(t);
     }
     let mut search = ExpectimaxPlayer::new(config, setup);
-    let values = searched_values(&mut search, view, ordered, rng)?;
+    let values = searched_values(&mut search, view, ordered, margin, rng)?;
     let near = near_best(&values, margin);
     let kept: Vec<Move> = ordered.iter().copied().filter(|mv| near.iter().any(|(m, _)| m == mv)).collect();
     Ok((kept, search.last.depth))
@@ -52,15 +52,18 @@ pub fn kept(
 
 /// Expectimax's values of the root moves `ordered` (entering the first
 /// iteration in that order) in a root determinised from `view`, as
-/// `root_values` gives them (the searched order, best first); an error if
-/// a move has none or one is not a number.
+/// `root_values_within` gives them (the searched order, best first): exact
+/// within `margin` (a share of a won game) of the best, so that
+/// [`near_best`] keeps exactly the moves within it; an error if a move has
+/// none or one is not a number.
 pub(crate) fn searched_values(
     search: &mut ExpectimaxPlayer,
     view: &InfoView<'_>,
     ordered: &[Move],
+    margin: f64,
     rng: &mut AgentRng,
 ) -> Result<Vec<(Move, f64)>, NetPlayerError> {
-    let values = search.root_values(&determinize(view, rng), ordered);
+    let values = search.root_values_within(&determinize(view, rng), ordered, margin * WIN);
     if values.len() != ordered.len() || values.iter().any(|(_, v)| !v.is_finite()) {
         return Err(NetPlayerError::NotANumber("the expectimax search of the root moves"));
     }

@@ -33,10 +33,11 @@ fn trained(options: GuidedOptions) -> GuidedFactory {
 
 /// The bare policy gives the free Captain 2 % and a Scout's attack on a
 /// hidden piece 86 % (tests/search.rs). Three plies deep the search values
-/// the capture best, but only just: the Marshal it reveals stands where a
-/// hidden piece may be the Spy. With no margin the search decides and takes
-/// the Captain; with the whole range as margin the policy decides and plays
-/// its Scout; with a small margin the policy chooses among the moves valued
+/// the capture best (0.064 of a won game, the next move -0.016: the root's
+/// usual window showed the others' upper bounds, 0.01 below the capture).
+/// With no margin the search decides and takes the Captain; with the whole
+/// range as margin the policy decides and plays its Scout; with a margin
+/// that takes in the second best the policy chooses among the moves valued
 /// within it of the best, and only among those.
 #[test]
 fn the_margin_decides_how_far_the_policy_may_overrule_the_search() {
@@ -57,11 +58,16 @@ fn the_margin_decides_how_far_the_policy_may_overrule_the_search() {
         let favourite = last.values.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         assert_eq!(mv, favourite.0, "the whole range as margin: the policy decides");
         assert!(mv != take && favourite.2 > 0.5 && last.overruled && last.near_best == last.values.len());
-        let margin = 0.01;
+        // Within the whole range every value is exact: a margin that just
+        // takes in the second best move.
+        let mut exact: Vec<f64> = last.values.iter().map(|v| v.1).collect();
+        exact.sort_by(|a, b| b.total_cmp(a));
+        let margin = exact[0] - exact[1] + 1e-4;
+        assert!(margin < 0.1, "{exact:?}");
         let (mv, last) = play(margin);
         let best = last.values[0].1;
         let near: Vec<_> = last.values.iter().filter(|v| v.1 >= best - margin - 1e-9).collect();
-        assert!(near.len() > 1 && near.len() < last.values.len(), "{:?}", last.values);
+        assert!(near.len() >= 2 && near.len() < last.values.len(), "{:?}", last.values);
         let pick = near.iter().max_by(|a, b| a.2.total_cmp(&b.2)).unwrap();
         assert_eq!(mv, pick.0, "the policy's favourite among {near:?}");
     }

@@ -87,3 +87,49 @@ fn an_officer_does_not_dive_into_a_never_moved_piece() {
         }
     }
 }
+
+#[test]
+fn a_revealed_marshal_does_not_step_next_to_a_piece_that_walked_up_to_it() {
+    // `asmodeus`, ply 148: Blue's Marshal, revealed on a5, and a Red piece
+    // (the Spy) that walked five squares straight at it and stands on b4.
+    // netrollout behind the veto at 0.005 played a5-b5 and lost the Marshal
+    // to the Spy next ply: the veto's search had valued the move by the
+    // upper bound a root search gives every move below the best (400
+    // points under it, inside the 500-point margin), not by its value.
+    let state = from_log("asmodeus-spy-walks-to-marshal.log", 148);
+    let beside = Move::new("a5".parse().unwrap(), "b5".parse().unwrap());
+    let margin = 0.005 * stratego_baselines::eval::WIN;
+    let view_history = public_history(&state);
+    let view = InfoView::new(&state, &view_history);
+    let mut bounds_kept = 0;
+    for (seed, depth) in [(0, 2), (1, 2), (2, 2), (0, 3), (1, 3), (2, 3)] {
+        let root = stratego_players::determinize::determinize(&view, &mut AgentRng::seed_from_u64(seed));
+        let search = || {
+            let config = stratego_baselines::expectimax::ExpectimaxConfig {
+                defend: true,
+                depth,
+                nodes: u64::MAX,
+                ..Default::default()
+            };
+            stratego_baselines::expectimax::ExpectimaxPlayer::new(config, stratego_players::SetupPolicy::Random)
+        };
+        let within = |values: &[(Move, f64)]| {
+            let best = values.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max);
+            values.iter().any(|&(mv, v)| mv == beside && v >= best - margin)
+        };
+        bounds_kept += within(&search().root_values(&root, &view.legal_moves)) as u32;
+        assert!(!within(&search().root_values_within(&root, &view.legal_moves, margin)), "seed {seed}, depth {depth}");
+    }
+    assert!(bounds_kept >= 1, "the root's usual window hides the Spy's strike from the margin");
+    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
+    for spec in [
+        format!("net:{NETWORK},veto=0.005"),
+        format!("netsearch:{NETWORK},veto=0.005"),
+        format!("netrollout:{NETWORK},{rollout},veto=0.005"),
+        format!("netexpectimax:{NETWORK},margin=0.005,defend=on"),
+    ] {
+        for seed in 0..3 {
+            assert_ne!(choice(&state, &spec, seed), beside, "{spec}, seed {seed}");
+        }
+    }
+}

@@ -98,7 +98,8 @@ fn a_veto_leaves_the_rollouts_the_moves_the_search_values_near_the_best() {
     assert_eq!(moves(&last.values), moves(&unvetoed.values), "the policy's favourites");
     assert!(unvetoed.values[0].0 != take && unvetoed.vetoed == 0);
 
-    let (_, last) = play(Some(0.01));
+    // The next best move lies 0.08 of a won game below the capture (tests/guided.rs).
+    let (_, last) = play(Some(0.1));
     assert!(last.vetoed > 0 && last.values.len() > 1, "{last:?}");
     assert!(last.values.windows(2).all(|w| w[0].2 >= w[1].2), "policy order");
 }
