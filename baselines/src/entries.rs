@@ -182,7 +182,7 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for LeafFactory<F> 
         self.players.make()
     }
 
-    fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+    fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), stratego_players::RulesRefused> {
         self.leaf.check_rules(rules)
     }
 

@@ -171,7 +171,7 @@ pub enum Leaf {
 
 impl Leaf {
     /// Whether the leaf evaluation fits `rules` (tables know one ruleset).
-    pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), String> {
+    pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), stratego_players::RulesRefused> {
         match self {
             Leaf::Handwritten => Ok(()),
             Leaf::NTuple { net, .. } => {

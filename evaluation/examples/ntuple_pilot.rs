@@ -82,7 +82,7 @@ fn main() {
                 t.net().save(std::path::Path::new(p), None).unwrap();
             }
         }
-        Ok::<(), String>(())
+        Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())
     })
     .unwrap();
 }

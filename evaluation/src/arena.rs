@@ -145,7 +145,7 @@ pub enum ArenaError {
     #[error("games are played in pairs, so the number of games must be even and positive (got {0})")]
     OddGames(u32),
     #[error("player `{player}` cannot play under the match's rules: {why}")]
-    Rules { player: String, why: String },
+    Rules { player: String, why: stratego_players::RulesRefused },
     #[error("player `{player}` chose an invalid setup: {why}")]
     BadSetup { player: String, why: String },
     #[error("player `{player}` chose the illegal move {mv} at ply {ply} of game {game}: {why}")]

@@ -817,7 +817,9 @@ impl TrainConfig {
         let playing = (self.selfplay.opponents.iter().map(|o| ("selfplay.opponents", o))).chain(warm_start);
         for (key, spec) in playing.filter(|(_, spec)| !made_by_the_run(spec)) {
             let factory = build(key, spec)?;
-            factory.check_rules(rules).map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
+            factory
+                .check_rules(rules)
+                .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why: why.to_string() })?;
         }
         Ok(())
     }

@@ -339,7 +339,7 @@ pub fn distill(
         let factory = registry.factory(spec).map_err(|e| TrainError::config(key, e))?;
         factory
             .check_rules(&config.game.rules)
-            .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why })?;
+            .map_err(|why| TrainError::RulesMismatch { key: key.to_string(), why: why.to_string() })?;
         Ok::<_, TrainError>(factory)
     };
     let teacher = build("pretrain.teacher", &p.teacher)?;

@@ -3,6 +3,7 @@
 use stratego_engine::Move;
 use stratego_model::ModelError;
 use stratego_players::reconstruct::ReconstructError;
+use stratego_players::RulesRefused;
 
 /// A decision that failed. Every kind fails for one of these reasons; the
 /// arena stops on any of them (`PlayerError::Failed`), since every later
@@ -12,8 +13,8 @@ use stratego_players::reconstruct::ReconstructError;
 pub enum NetPlayerError {
     /// A view of another piece set than the network's (refused at start-up
     /// by `check_rules`; a view that still gets here says why).
-    #[error("{0}")]
-    Rules(String),
+    #[error(transparent)]
+    Rules(#[from] RulesRefused),
     /// The view does not replay as a game (no game can lead to it).
     #[error("cannot rebuild the game from the view: {0}")]
     Rebuild(#[from] ReconstructError),

@@ -9,7 +9,7 @@ use burn::module::Module;
 use burn::tensor::Device;
 use stratego_engine::{observe, Layout, Move, Ruleset, State, NUM_ACTIONS};
 use stratego_model::{checkpoint, infer, Inference, ModelError, StrategoNet};
-use stratego_players::{AgentRng, InfoView, Naming, Player, PlayerFactory, PlayerSpec, SpecError};
+use stratego_players::{AgentRng, InfoView, Naming, Player, PlayerFactory, PlayerSpec, RulesRefused, SpecError};
 
 use crate::kind::{rebuild, NetworkPlayer, NetworkPlayerKind};
 use crate::NetPlayerError;
@@ -33,8 +33,8 @@ pub struct Network {
 impl Network {
     /// Whether the network plays `rules`: any ruleset with its piece set
     /// (see the crate documentation), for every network player.
-    pub fn check_rules(&self, rules: &Ruleset) -> Result<(), NetPlayerError> {
-        stratego_players::player::same_rules("its network was", &self.rules, rules).map_err(NetPlayerError::Rules)
+    pub fn check_rules(&self, rules: &Ruleset) -> Result<(), RulesRefused> {
+        stratego_players::player::same_rules("its network was", &self.rules, rules)
     }
 
     /// The network's output on a batch of states: their planes and legal
@@ -112,8 +112,8 @@ impl<K: NetworkPlayerKind> PlayerFactory for NetworkFactory<K> {
         Box::new(self.player())
     }
 
-    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
-        self.network.check_rules(rules).map_err(|e| e.to_string())
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), RulesRefused> {
+        self.network.check_rules(rules)
     }
 
     fn trained_rules(&self) -> Option<Ruleset> {

@@ -20,7 +20,7 @@ pub mod setup_policy;
 pub mod spec;
 pub mod view;
 
-pub use player::{AgentRng, FnFactory, Player, PlayerError, PlayerFactory};
+pub use player::{AgentRng, FnFactory, Player, PlayerError, PlayerFactory, RulesRefused};
 pub use registry::{Entry, Registry};
 pub use setup_policy::SetupPolicy;
 pub use spec::{Naming, PlayerSpec, SpecError};

@@ -89,7 +89,7 @@ pub trait PlayerFactory: Send + Sync {
     /// Whether its players can play under `rules`; `Err` says why not. A
     /// network knows only the ruleset it was trained for, so its factory
     /// refuses the others; the arena asks before the first game.
-    fn check_rules(&self, _rules: &Ruleset) -> Result<(), String> {
+    fn check_rules(&self, _rules: &Ruleset) -> Result<(), RulesRefused> {
         Ok(())
     }
 
@@ -145,23 +145,40 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
     }
 }
 
+/// Why a player cannot play under a match's rules
+/// ([`PlayerFactory::check_rules`]). A caller may act on the kind: a player
+/// trained for another piece set plays under the rules it was trained for
+/// ([`PlayerFactory::trained_rules`]); an outside program that cannot play
+/// the rules at all cannot be helped.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesRefused {
+    /// Trained for another piece set (`what` says what was trained: "its
+    /// network was", "its tables were").
+    #[error(
+        "{what} trained for {} (id {}), but the match plays {} (id {}), another piece set; give the match the \
+         player's rules, or a player trained for the match's",
+        trained.canonical(),
+        trained.id(),
+        match_rules.canonical(),
+        match_rules.id()
+    )]
+    OtherPieceSet { what: &'static str, trained: Ruleset, match_rules: Ruleset },
+    /// The player's program cannot play these rules (a UCC bot knows the
+    /// classic army and the referee's rules only); the text says why.
+    #[error("{0}")]
+    Unplayable(String),
+}
+
 /// `check_rules` of a player trained under `own`: refused unless the match
 /// plays `own`'s piece set. Rulesets that differ only in the progress rules
 /// and the caps are accepted: the player then holds itself to `own`'s
 /// progress rules (`self_restriction`), and the command says so
 /// (`rules_note`). The message says which ruleset is whose.
-pub fn same_rules(trained: &str, own: &Ruleset, match_rules: &Ruleset) -> Result<(), String> {
+pub fn same_rules(what: &'static str, own: &Ruleset, match_rules: &Ruleset) -> Result<(), RulesRefused> {
     if own.piece_set == match_rules.piece_set {
         return Ok(());
     }
-    Err(format!(
-        "{trained} trained for {} (id {}), but the match plays {} (id {}), another piece set; give the match the \
-         player's rules, or a player trained for the match's",
-        own.canonical(),
-        own.id(),
-        match_rules.canonical(),
-        match_rules.id()
-    ))
+    Err(RulesRefused::OtherPieceSet { what, trained: *own, match_rules: *match_rules })
 }
 
 /// The progress rules a player holds itself to: those it was trained

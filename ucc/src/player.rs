@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup};
 use stratego_players::{
-    AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, SpecError,
+    AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, RulesRefused, SpecError,
 };
 
 use crate::program::{Failure, Program};
@@ -166,16 +166,19 @@ impl PlayerFactory for UccFactory {
     /// referee has neither the two-square nor the more-squares rule, and a
     /// bot's move that only they forbid would lose it the game. Caps are
     /// fine (a draw).
-    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), RulesRefused> {
         if rules.piece_set != PieceSet::Classic {
-            return Err(format!("a UCC bot plays the classic army only, and {} is another", rules.canonical()));
+            return Err(RulesRefused::Unplayable(format!(
+                "a UCC bot plays the classic army only, and {} is another",
+                rules.canonical()
+            )));
         }
         if rules.two_square_limit != 0 || rules.chase_rule {
-            return Err(format!(
+            return Err(RulesRefused::Unplayable(format!(
                 "a UCC bot plays by the referee's rules, which have no two-square or more-squares rule, and {} has \
                  them; play it under `referee` rules",
                 rules.canonical()
-            ));
+            )));
         }
         Ok(())
     }

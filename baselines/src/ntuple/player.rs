@@ -87,7 +87,7 @@ impl PlayerFactory for NTupleFactory {
         Box::new(self.0.clone())
     }
 
-    fn check_rules(&self, rules: &Ruleset) -> Result<(), String> {
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), stratego_players::RulesRefused> {
         stratego_players::player::same_rules("its tables were", self.0.net.rules(), rules)
     }
 

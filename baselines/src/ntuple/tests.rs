@@ -372,7 +372,7 @@ fn training_is_deterministic_and_resumes_exactly() {
         let mut stats = Vec::new();
         train(&mut trainer, |_, s| {
             stats.push(s.clone());
-            Ok::<(), String>(())
+            Ok::<(), NTupleTrainError>(())
         })
         .unwrap();
         (trainer.into_net(), stats)
@@ -391,15 +391,19 @@ fn training_is_deterministic_and_resumes_exactly() {
     }
     let bytes = first.into_net().to_bytes(None);
     let mut resumed = Trainer::new(config.clone(), NTupleNet::from_bytes(&bytes, None).unwrap()).unwrap();
-    train(&mut resumed, |_, _| Ok::<(), String>(())).unwrap();
+    train(&mut resumed, |_, _| Ok::<(), NTupleTrainError>(())).unwrap();
     assert_eq!(resumed.into_net(), a);
     // A config that does not fit the tables is refused.
     let mut other = config.clone();
     other.td.temporal_coherence = true;
-    assert!(Trainer::new(other, config.fresh_net().unwrap()).err().unwrap().contains("temporal-coherence"));
+    let refused = Trainer::new(other, config.fresh_net().unwrap()).err().unwrap();
+    assert!(refused.to_string().contains("temporal-coherence"));
+    assert!(matches!(refused, NTupleTrainError::Mismatch(_)), "a resume with another config: {refused:?}");
     let mut other = config.clone();
     other.td.lambda = 1.5;
-    assert!(other.validate().unwrap_err().contains("`td.lambda`"));
+    let refused = other.validate().unwrap_err();
+    assert!(refused.to_string().contains("`td.lambda`"));
+    assert!(matches!(refused, NTupleTrainError::Setting { key: "td.lambda", .. }), "{refused:?}");
 }
 
 /// A table file changed after it was written (one finite weight) fails its

@@ -115,20 +115,36 @@ pub struct TrainConfig {
     pub td: TdConfig,
 }
 
-fn check(ok: bool, key: &str, value: impl std::fmt::Display, why: &str) -> Result<(), String> {
+/// Why the trainer cannot start or go on. Its caller acts on the kind: a
+/// setting is the config's to fix, tables that do not fit are a resume with
+/// another config, and a diverged run keeps its last checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NTupleTrainError {
+    /// A setting out of its range (`key` as in the config).
+    #[error("invalid value {value} for `{key}`: {why}")]
+    Setting { key: &'static str, value: String, why: String },
+    /// The tables (loaded or fresh) do not fit the config; the text says how.
+    #[error("{0}")]
+    Mismatch(String),
+    /// No legal move has a numeric value any more.
+    #[error("training diverged: no legal move has a numeric value at ply {ply} of game {game}")]
+    Diverged { ply: u32, game: u64 },
+}
+
+fn check(ok: bool, key: &'static str, value: impl std::fmt::Display, why: &str) -> Result<(), NTupleTrainError> {
     if ok {
         Ok(())
     } else {
-        Err(format!("invalid value {value} for `{key}`: {why}"))
+        Err(NTupleTrainError::Setting { key, value: value.to_string(), why: why.to_string() })
     }
 }
 
 impl TdConfig {
     /// Checks every value; an error names the key (as in the `[td]` table).
-    pub fn validate(&self) -> Result<(), String> {
-        let step = |key: &str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
-        let decay = |key: &str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
-        let chance = |key: &str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
+    pub fn validate(&self) -> Result<(), NTupleTrainError> {
+        let step = |key: &'static str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
+        let decay = |key: &'static str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
+        let chance = |key: &'static str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
         step("td.alpha", self.alpha)?;
         self.alpha_final.map_or(Ok(()), |v| step("td.alpha-final", v))?;
         decay("td.lambda", self.lambda)?;
@@ -140,15 +156,26 @@ impl TdConfig {
 }
 
 impl TrainConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), NTupleTrainError> {
         check(self.games > 0, "games", self.games, "expected at least one game")?;
-        Layout::preset(&self.layout).map_err(|e| format!("invalid value `{}` for `layout`: {e}", self.layout))?;
+        self.layout()?;
         self.td.validate()
     }
 
+    /// The layout preset the config names.
+    fn layout(&self) -> Result<Layout, NTupleTrainError> {
+        Layout::preset(&self.layout).map_err(|why| NTupleTrainError::Setting {
+            key: "layout",
+            value: format!("`{}`", self.layout),
+            why,
+        })
+    }
+
     /// A network with every weight zero, for a fresh run.
-    pub fn fresh_net(&self) -> Result<NTupleNet, String> {
-        NTupleNet::new(Layout::preset(&self.layout)?, self.rules, self.td.temporal_coherence)
+    pub fn fresh_net(&self) -> Result<NTupleNet, NTupleTrainError> {
+        NTupleNet::new(self.layout()?, self.rules, self.td.temporal_coherence).map_err(|why| {
+            NTupleTrainError::Setting { key: "layout", value: format!("`{}`", self.layout), why }
+        })
     }
 
     fn scheduled(&self, start: f64, end: Option<f64>, game: u64) -> f64 {
@@ -201,21 +228,24 @@ struct Visit {
 
 impl Trainer {
     /// A trainer continuing from `net` (fresh or loaded from a checkpoint).
-    pub fn new(config: TrainConfig, net: NTupleNet) -> Result<Trainer, String> {
+    pub fn new(config: TrainConfig, net: NTupleNet) -> Result<Trainer, NTupleTrainError> {
         config.validate()?;
-        config.rules.expect_same(net.rules()).map_err(|e| format!("the tables do not fit the config: {e}"))?;
-        if net.layout() != &Layout::preset(&config.layout)? {
-            return Err(format!(
+        config
+            .rules
+            .expect_same(net.rules())
+            .map_err(|e| NTupleTrainError::Mismatch(format!("the tables do not fit the config: {e}")))?;
+        if net.layout() != &config.layout()? {
+            return Err(NTupleTrainError::Mismatch(format!(
                 "the tables have layout `{}`, the config asks for `{}`",
                 net.layout().name,
                 config.layout
-            ));
+            )));
         }
         if config.td.temporal_coherence != net.coherence().is_some() {
-            return Err(
+            return Err(NTupleTrainError::Mismatch(
                 "`td.temporal-coherence` differs from the tables (which keep TC accumulators only when it is on)"
                     .into(),
-            );
+            ));
         }
         Ok(Trainer { config, net })
     }
@@ -265,7 +295,7 @@ impl Trainer {
 
     /// Plays and learns from the next self-play game. `Err` when the tables
     /// no longer give any move a numeric value (training diverged).
-    pub fn play_game(&mut self) -> Result<GameStats, String> {
+    pub fn play_game(&mut self) -> Result<GameStats, NTupleTrainError> {
         let index = self.net.games;
         let (alpha, lambda, epsilon) = self.config.schedule(index);
         let max_trace =
@@ -286,12 +316,8 @@ impl Trainer {
                 if explore {
                     view.legal_moves[rng.random_range(0..view.legal_moves.len())]
                 } else {
-                    let best = pick_best(&self.net.move_values(&view), &mut rng).ok_or_else(|| {
-                        format!(
-                            "training diverged: no legal move has a numeric value at ply {} of game {index}",
-                            state.ply()
-                        )
-                    })?;
+                    let best = pick_best(&self.net.move_values(&view), &mut rng)
+                        .ok_or(NTupleTrainError::Diverged { ply: state.ply(), game: index })?;
                     view.legal_moves[best]
                 }
             };
@@ -348,7 +374,7 @@ impl Trainer {
 
 /// Trains until the config's number of games, calling `on_game` after every
 /// game (for metrics, checkpoints and evaluations; an error stops the run).
-pub fn train<E: From<String>>(
+pub fn train<E: From<NTupleTrainError>>(
     trainer: &mut Trainer,
     mut on_game: impl FnMut(&Trainer, &GameStats) -> Result<(), E>,
 ) -> Result<(), E> {

@@ -112,7 +112,7 @@ impl NTupleConfig {
 
     /// Checks what serde cannot, reading no file; every error names its key.
     pub fn validate(&self) -> Result<(), String> {
-        self.train_config()?.validate()?;
+        self.train_config()?.validate().map_err(|e| e.to_string())?;
         let e = &self.evaluation;
         if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2)) {
             return Err(format!("invalid value {} for `evaluation.games`: expected an even number above 0", e.games));

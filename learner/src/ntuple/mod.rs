@@ -236,7 +236,7 @@ impl NTupleRun {
         let result = (|| -> Result<(), TrainError> {
             while self.trainer.games_played() < end {
                 let tick = Instant::now();
-                let stats = self.trainer.play_game().map_err(TrainError::Diverged)?;
+                let stats = self.trainer.play_game().map_err(|e| TrainError::Diverged(e.to_string()))?;
                 window.add(&stats, tick.elapsed().as_secs_f64());
                 let games = self.trainer.games_played();
                 let finished = games == total;
@@ -408,7 +408,7 @@ mod tests {
         // derive_seed(seed, g)), so the tables equal a bare training loop's.
         let train = tiny().train_config().unwrap();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), String>(())).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())).unwrap();
         assert_eq!(weights(tables), bare.net().weights());
 
         // Stopped after 5, then resumed: the same tables.

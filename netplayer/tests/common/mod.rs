@@ -159,6 +159,12 @@ pub fn another_piece_set_is_refused(spec: &str, kind: &str) {
     assert!(factory.check_rules(&Ruleset::classic()).is_ok());
     assert!(factory.check_rules(&Ruleset { max_plies: 100, ..Ruleset::classic() }).is_ok());
     assert!(factory.check_rules(&Ruleset::barrage()).is_err());
+    // The kind a caller acts on: the player plays the rules it was trained for.
+    let refused = factory.check_rules(&Ruleset::barrage()).unwrap_err();
+    assert!(
+        matches!(refused, stratego_players::RulesRefused::OtherPieceSet { trained, .. } if Some(trained) == factory.trained_rules()),
+        "{refused:?}"
+    );
     let rules = Ruleset::barrage();
     let mut rng = stratego_players::AgentRng::seed_from_u64(2);
     let red = stratego_engine::Setup::random(rules.piece_set, &mut rng);
