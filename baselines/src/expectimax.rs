@@ -13,9 +13,9 @@
 //! types), in which the piece is given that type (`with_hidden_type`, which
 //! keeps the army) before the battle is played. So battle outcomes follow the
 //! prior, not the sampled determinization. Depth counts plies; chance nodes
-//! cost none. Leaves are scored by `eval::evaluate`, or with `leaf=ntuple:PATH`
+//! cost none. Leaves are scored by `heuristic::evaluate`, or with `leaf=ntuple:PATH`
 //! by n-tuple tables (`NTupleNet::leaf_value` times `ntuple::LEAF_SCALE`);
-//! finished games by `eval::terminal_score`.
+//! finished games by `heuristic::terminal_score`.
 //!
 //! **Budget.** Iterative deepening runs depth 1, 2, ... up to `depth`, each
 //! iteration ordered by the previous one's values. Once the node budget (or
@@ -53,7 +53,7 @@
 //! moves: `sum p_t min(v_t, best other)`. The outcomes are searched with the
 //! window `(-WIN, best other)`, which keeps every capped value exact.
 //!
-//! **Leaves** (`eval::leaf_value`) weigh the side to move's threats and the
+//! **Leaves** (`heuristic::leaf_value`) weigh the side to move's threats and the
 //! Flag's guard and are on the scale of the result (`scale`, `guard`; see
 //! the evaluation's documentation), so chance nodes weigh risk as it bears
 //! on the game. `scale=0,guard=off,informed=off` is the player as it was.
@@ -70,7 +70,7 @@ use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Sq
 use stratego_players::determinize::{determinize, with_hidden_type};
 use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
 
-use crate::eval::{leaf_value, press_term, terminal_score, LeafTerms, DEFAULT_SCALE, WIN};
+use crate::heuristic::{leaf_value, press_term, terminal_score, LeafTerms, DEFAULT_SCALE, WIN};
 use crate::ntuple::{NTupleNet, LEAF_SCALE};
 pub use crate::press::Press;
 use crate::press::TABLES_PRESS_SCALE;
@@ -94,15 +94,15 @@ pub struct ExpectimaxConfig {
     /// fixed-size search.
     pub clock_decides: bool,
     /// Whether the leaves press towards the win when ahead
-    /// (`eval::evaluate_pressing`).
+    /// (`heuristic::evaluate_pressing`).
     pub press: Press,
-    /// The hand-written leaves' scale of the result (`eval::LeafTerms`; 0:
+    /// The hand-written leaves' scale of the result (`heuristic::LeafTerms`; 0:
     /// linear material).
     pub scale: u32,
     /// Whether the hand-written leaves weigh threats and the Flag's guard.
     pub guard: bool,
     /// Whether the Flag's guard counts our defenders and lets a known
-    /// attacker's threat fade slowly (`eval::LeafTerms::defend`).
+    /// attacker's threat fade slowly (`heuristic::LeafTerms::defend`).
     pub defend: bool,
     /// Whether the opponent's attacks with hidden pieces are decided knowing
     /// their types (see the module documentation).
@@ -162,7 +162,7 @@ pub struct SearchStats {
 /// What scores the leaves.
 #[derive(Clone, Debug, Default)]
 pub enum Leaf {
-    /// `eval::evaluate`.
+    /// `heuristic::evaluate`.
     #[default]
     Handwritten,
     /// N-tuple tables read from `path`.

@@ -3,7 +3,7 @@
 //!
 //! - [`random`], [`greedy`] (one ply, counting prior), [`expectimax`] (search
 //!   with chance nodes and Star1 pruning over determinized states, scored by
-//!   [`eval`] with the piece [`values`]); [`press`]: pressing when ahead under
+//!   [`heuristic`] with the piece [`values`]); [`press`]: pressing when ahead under
 //!   rules that do not end shuffling;
 //! - [`ntuple`]: an n-tuple network trained by TD(lambda) self-play: the
 //!   afterstate player `ntuple:PATH` and a learned leaf for expectimax;
@@ -14,9 +14,9 @@
 
 pub mod bench;
 pub mod entries;
-pub mod eval;
 pub mod expectimax;
 pub mod greedy;
+pub mod heuristic;
 pub mod ntuple;
 pub mod press;
 pub mod random;

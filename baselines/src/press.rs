@@ -14,10 +14,10 @@
 //! - the pull grows with the stall, up to `PRESS_STALL_MAX` times ([`stall`]).
 //!
 //! Three kinds of player press, each in its own units:
-//! - `expectimax`'s hand-written leaves (`eval::evaluate_pressing`), which
+//! - `expectimax`'s hand-written leaves (`heuristic::evaluate_pressing`), which
 //!   also count the lead `TRADE_WEIGHT` more as material leaves the board;
 //! - `expectimax`'s learned leaves (`leaf=ntuple:PATH`), which add the same
-//!   term (`eval::press_term`) times `TABLES_PRESS_SCALE`;
+//!   term (`heuristic::press_term`) times `TABLES_PRESS_SCALE`;
 //! - the afterstate player `ntuple:PATH` ([`ViewPress`]): its tables learned
 //!   under the lab's progress rules and have no notion of a stall, so the
 //!   pull of each move is added to its afterstate value, in the tables'
@@ -152,7 +152,7 @@ impl Targets {
     }
 }
 
-/// The acting player's material lead in `view`, as `eval` counts it: its
+/// The acting player's material lead in `view`, as `heuristic` counts it: its
 /// own pieces at their values, the opponent's revealed ones at theirs and
 /// each hidden one at its expected value under the counting prior, the
 /// Flags left out on both sides.

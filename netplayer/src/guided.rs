@@ -34,7 +34,7 @@
 use std::time::{Duration, Instant};
 
 use stratego_baselines::entries::expectimax_config;
-use stratego_baselines::eval::WIN;
+use stratego_baselines::heuristic::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::Move;
 use stratego_players::{Naming, PlayerSpec, SetupPolicy, SpecError};

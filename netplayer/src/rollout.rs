@@ -32,7 +32,7 @@
 //!   player's own argmax).
 //! - **Leaves.** A finished game scores its result (+1, 0, -1). Otherwise
 //!   the rollout's end is scored by expectimax's hand-written leaf on the
-//!   result's scale (`stratego_baselines::eval::leaf_value` with its
+//!   result's scale (`stratego_baselines::heuristic::leaf_value` with its
 //!   guards, divided by `WIN`): material as the player knows it (the
 //!   opponent's unrevealed pieces at their expected values, whatever the
 //!   drawn types), the threats of the side to move and the Flag's guard.
@@ -78,7 +78,7 @@
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
-use stratego_baselines::eval::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
+use stratego_baselines::heuristic::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
 use stratego_engine::{Color, CountingPrior, Move, PieceType, Square, State};
 use stratego_model::{choose_action, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};

@@ -5,7 +5,7 @@
 //! knows about the outside field's ways of winning: the chance that a
 //! never-moved piece is a Bomb weighed on the game's result, the Spy next to
 //! a revealed Marshal, a known Miner walking through our Bombs to the Flag
-//! while our defenders could meet it (`stratego_baselines::eval`, the
+//! while our defenders could meet it (`stratego_baselines::heuristic`, the
 //! leaves' guards). With a veto, before the player decides, expectimax
 //! searches every root move in a determinised root (at its default fixed
 //! size, or for a share of the clock) and the moves it values more than `M`
@@ -17,7 +17,7 @@
 
 use std::time::Duration;
 
-use stratego_baselines::eval::WIN;
+use stratego_baselines::heuristic::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_engine::Move;
 use stratego_players::determinize::determinize;

@@ -98,7 +98,7 @@ fn a_revealed_marshal_does_not_step_next_to_a_piece_that_walked_up_to_it() {
     // points under it, inside the 500-point margin), not by its value.
     let state = from_log("asmodeus-spy-walks-to-marshal.log", 148);
     let beside = Move::new("a5".parse().unwrap(), "b5".parse().unwrap());
-    let margin = 0.005 * stratego_baselines::eval::WIN;
+    let margin = 0.005 * stratego_baselines::heuristic::WIN;
     let view_history = public_history(&state);
     let view = InfoView::new(&state, &view_history);
     let mut bounds_kept = 0;

@@ -10,7 +10,7 @@ use stratego_engine::{Ruleset, State};
 
 use super::alphabet::encode_state;
 use super::net::NTupleNet;
-use crate::eval::evaluate;
+use crate::heuristic::evaluate;
 use crate::greedy::score;
 use stratego_players::player::AgentRng;
 use stratego_players::view::{public_history, InfoView};
@@ -27,7 +27,7 @@ pub struct EvalSpeed {
     pub afterstates_per_second: f64,
     /// Anchor: the greedy player's move scores (`greedy::score`), per move.
     pub greedy_scores_per_second: f64,
-    /// Anchor: the expectimax player's hand-written evaluation (`eval::evaluate`).
+    /// Anchor: the expectimax player's hand-written evaluation (`heuristic::evaluate`).
     pub handwritten_per_second: f64,
     pub positions: usize,
     pub moves: usize,
