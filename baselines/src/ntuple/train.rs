@@ -164,18 +164,16 @@ impl TrainConfig {
 
     /// The layout preset the config names.
     fn layout(&self) -> Result<Layout, NTupleTrainError> {
-        Layout::preset(&self.layout).map_err(|why| NTupleTrainError::Setting {
-            key: "layout",
-            value: format!("`{}`", self.layout),
-            why,
-        })
+        Layout::preset(&self.layout).map_err(|why| self.bad_layout(why))
+    }
+
+    fn bad_layout(&self, why: String) -> NTupleTrainError {
+        NTupleTrainError::Setting { key: "layout", value: format!("`{}`", self.layout), why }
     }
 
     /// A network with every weight zero, for a fresh run.
     pub fn fresh_net(&self) -> Result<NTupleNet, NTupleTrainError> {
-        NTupleNet::new(self.layout()?, self.rules, self.td.temporal_coherence).map_err(|why| {
-            NTupleTrainError::Setting { key: "layout", value: format!("`{}`", self.layout), why }
-        })
+        NTupleNet::new(self.layout()?, self.rules, self.td.temporal_coherence).map_err(|why| self.bad_layout(why))
     }
 
     fn scheduled(&self, start: f64, end: Option<f64>, game: u64) -> f64 {
