@@ -226,3 +226,62 @@ fn the_members_are_the_crate_folders() {
         }
     }
 }
+
+/// The units (package, features, mode, kind, host or target) one cargo
+/// command would compile, from cargo's unit graph. `--unit-graph` is
+/// unstable; RUSTC_BOOTSTRAP lets stable cargo print it. A separate target
+/// folder: the graph is computed, nothing is built, and the outer
+/// `cargo test` keeps its own folder locked.
+fn compiled_units(args: &[&str]) -> std::collections::BTreeSet<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(args)
+        .args(["--unit-graph", "-Z", "unstable-options", "--offline", "--target-dir"])
+        .arg(std::env::temp_dir().join("stratego-unit-graph"))
+        .current_dir(root())
+        .env("RUSTC_BOOTSTRAP", "1")
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success(), "cargo {args:?} --unit-graph: {}", String::from_utf8_lossy(&out.stderr));
+    let graph: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a unit graph");
+    graph["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|unit| {
+            format!(
+                "{} {} {} {} {} opt-level {}",
+                unit["pkg_id"],
+                unit["features"],
+                unit["mode"],
+                unit["target"]["kind"],
+                unit["platform"],
+                unit["profile"]["opt_level"]
+            )
+        })
+        .collect()
+}
+
+/// `pip install ./python` builds the Python package alone; the workspace's
+/// tests build every member with its dev-dependencies. Cargo resolves
+/// features per command, so unless python/Cargo.toml names the features the
+/// workspace turns on, the crates below them (burn and everything above it)
+/// compile twice, once per command: 8 minutes of CI's 2 cores. Every unit of
+/// the package's build but the Python bindings themselves must be one the
+/// workspace's test build compiles too.
+#[test]
+fn the_python_package_reuses_the_workspaces_build() {
+    let workspace = compiled_units(&["test", "--workspace", "--no-run"]);
+    let python = compiled_units(&["build", "-p", "stratego-python", "--lib"]);
+    let bindings = ["pyo3", "numpy", "target-lexicon", "inventory", "matrixmultiply", "ndarray", "rawpointer", "rustc-hash", "stratego-python"];
+    let extra: Vec<&String> = python
+        .difference(&workspace)
+        .filter(|unit| !bindings.iter().any(|name| unit.contains(&format!("#{name}@")) || unit.contains(&format!("/{name}@")) || unit.contains(&format!("#{name}-"))))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "the Python package's build compiles units the workspace's test build does not (name the features in \
+         python/Cargo.toml's unification section):\n{}",
+        extra.iter().map(|u| u.as_str()).collect::<Vec<_>>().join("\n")
+    );
+}
