@@ -791,9 +791,11 @@ impl TrainConfig {
                     ),
                 ));
             }
-            self.game
-                .rules
-                .expect_same(&meta.rules)
+            // A network trained under other progress rules or caps is a
+            // warm start as it is an opponent (`same_rules`): its planes
+            // and actions are the piece set's, and the run's checkpoints
+            // carry the run's rules. Another piece set is refused.
+            stratego_players::player::same_rules("run.init", &meta.rules, &self.game.rules)
                 .map_err(|e| invalid("run.init", format!("{}: {e}", init.display())))?;
         }
         Ok(())

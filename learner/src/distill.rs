@@ -371,7 +371,8 @@ pub fn distill(
     // initialises one.
     device.seed(config.run.seed);
     let mut net = match &config.run.init {
-        Some(path) => stratego_model::load(path, Some(config.game.layout), Some(&config.game.rules), device)?.0,
+        // Its rules were checked by the config (`check_before_run`).
+        Some(path) => stratego_model::load(path, Some(config.game.layout), None, device)?.0,
         None => StrategoNet::new(&config.model.preset.model(), config.game.layout, device),
     };
     let mut optimizer = optimizer(&config.learner);

@@ -250,7 +250,9 @@ impl Learner {
             // starts from its weights, with fresh optimizer moments and counters.
             None if config.run.init.is_some() => {
                 let path = config.run.init.as_deref().expect("checked by the guard");
-                let (net, _) = stratego_model::load(path, Some(layout), Some(&config.game.rules), &device)?;
+                // Its rules were checked by the config: the same piece set,
+                // perhaps other progress rules and caps.
+                let (net, _) = stratego_model::load(path, Some(layout), None, &device)?;
                 let (ema, optimizer) = (net.valid(), optimizer(l));
                 let counters = Counters::default();
                 first_checkpoint = Some(run.save(&counters, &meta, &net, &ema, &optimizer, config.checkpoint.keep)?);
