@@ -31,11 +31,11 @@
 //! millisecond for `tiny`) leaves the clock to the search: under a clock the
 //! search gets what the inference left of it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use stratego_baselines::entries::expectimax_config;
-use stratego_baselines::heuristic::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
+use stratego_baselines::heuristic::WIN;
 use stratego_engine::Move;
 use stratego_players::{Naming, PlayerSpec, SetupPolicy, SpecError};
 
@@ -110,14 +110,18 @@ impl NetworkPlayerKind for GuidedOptions {
         self.setup
     }
 
+    /// Its search's clock, which the search plans itself (as `expectimax`).
+    fn clock(&self) -> Option<Duration> {
+        self.search.time
+    }
+
     /// The caller's clock joins the spec's, the tighter deciding (as for `expectimax`).
     fn limit_move_time(&mut self, limit: Duration) {
         self.search = self.search.under_clock(limit);
     }
 
     fn decide(&self, decision: Decision<'_, '_, GuidedStats>) -> Result<Move, NetPlayerError> {
-        let Decision { network, view, rng, stats } = decision;
-        let start = Instant::now();
+        let Decision { network, view, rng, stats, start, .. } = decision;
         let policy = network.policy(view, rng)?;
         let prior = |mv: &Move| mv.to_action(view.me).map_or(0.0, |a| policy[a as usize]);
         let mut ordered = view.legal_moves.clone();

@@ -6,7 +6,7 @@
 //! search in `decide`) and one line in [`register`](crate::register).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use rand::{Rng, SeedableRng};
@@ -64,6 +64,10 @@ pub trait NetworkPlayerKind: Copy + Send + Sync + 'static {
     /// How the player sets up its army.
     fn setup(&self) -> SetupPolicy;
 
+    /// The clock per decision, if any: the scaffold plans
+    /// [`CLOCK_SHARE`] of it ([`Decision::deadline`]).
+    fn clock(&self) -> Option<Duration>;
+
     /// The caller's clock joins the options' own, the tighter deciding.
     fn limit_move_time(&mut self, limit: Duration);
 
@@ -76,13 +80,38 @@ pub trait NetworkPlayerKind: Copy + Send + Sync + 'static {
 
 /// What a kind decides with: the shared network, the player's view, its
 /// generator (a decision is a function of the view and the generator's
-/// state), and the statistics to fill.
+/// state), the statistics to fill, and the clock.
 pub struct Decision<'a, 'v, S> {
     pub network: &'a Network,
     pub view: &'a InfoView<'v>,
     pub rng: &'a mut AgentRng,
     pub stats: &'a mut S,
+    /// When the decision began.
+    pub start: Instant,
+    /// With a clock, when the kind should have decided: [`CLOCK_SHARE`] of
+    /// the clock after `start`.
+    pub deadline: Option<Instant>,
 }
+
+/// The three methods of [`NetworkPlayerKind`] that a kind whose options
+/// hold `time: Option<Duration>` (its `time=` option, joined with the
+/// caller's) and `setup: SetupPolicy` writes as every other such kind does.
+macro_rules! time_and_setup_fields {
+    () => {
+        fn setup(&self) -> stratego_players::SetupPolicy {
+            self.setup
+        }
+
+        fn clock(&self) -> Option<std::time::Duration> {
+            self.time
+        }
+
+        fn limit_move_time(&mut self, limit: std::time::Duration) {
+            $crate::kind::join_clock(&mut self.time, limit);
+        }
+    };
+}
+pub(crate) use time_and_setup_fields;
 
 /// A player of any kind: its name, the shared network, its options and what
 /// its last decision did.
@@ -118,7 +147,10 @@ impl<K: NetworkPlayerKind> NetworkPlayer<K> {
         // caps may differ (see the crate documentation).
         self.network.check_rules(&view.rules)?;
         let mut stats = K::Stats::default();
-        let mv = self.options.decide(Decision { network: &self.network, view, rng, stats: &mut stats })?;
+        let start = Instant::now();
+        let deadline = self.options.clock().map(|t| start + t.mul_f64(CLOCK_SHARE));
+        let decision = Decision { network: &self.network, view, rng, stats: &mut stats, start, deadline };
+        let mv = self.options.decide(decision)?;
         self.last = stats;
         Ok(mv)
     }

@@ -12,7 +12,7 @@ use stratego_engine::Move;
 use stratego_model::choose_action;
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{join_clock, options, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE};
+use crate::kind::{options, time_and_setup_fields, Decision, NetworkPlayer, NetworkPlayerKind};
 use crate::network::{action_of, NetworkFactory};
 use crate::{veto, NetPlayerError};
 
@@ -73,22 +73,16 @@ impl NetworkPlayerKind for NetOptions {
             .with_some("time", self.time.map(|t| t.as_millis()))
     }
 
-    fn setup(&self) -> SetupPolicy {
-        self.setup
-    }
-
-    /// Only the veto's search uses the clock.
-    fn limit_move_time(&mut self, limit: Duration) {
-        join_clock(&mut self.time, limit);
-    }
+    // Only the veto's search uses the clock.
+    time_and_setup_fields!();
 
     fn decide(&self, decision: Decision<'_, '_, ()>) -> Result<Move, NetPlayerError> {
-        let Decision { network, view, rng, .. } = decision;
+        let Decision { network, view, rng, start, deadline, .. } = decision;
         let mut policy = network.policy(view, rng)?;
         if let (Some(margin), true) = (self.veto, view.legal_moves.len() > 1) {
             // The veto's search has most of the clock: the policy costs one
             // inference.
-            let clock = self.time.map(|t| t.mul_f64(CLOCK_SHARE));
+            let clock = deadline.map(|d| d - start);
             let (kept, _) = veto::kept(view, &view.legal_moves, margin, clock, self.setup, rng)?;
             for mv in &view.legal_moves {
                 if !kept.contains(mv) {

@@ -84,9 +84,7 @@ use stratego_model::{choose_action, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{
-    join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE,
-};
+use crate::kind::{options, rebuild, result_value, time_and_setup_fields, Decision, NetworkPlayer, NetworkPlayerKind};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
 use crate::NetPlayerError;
@@ -295,18 +293,10 @@ impl NetworkPlayerKind for RolloutOptions {
             .with_some("time", self.time.map(|t| t.as_millis()))
     }
 
-    fn setup(&self) -> SetupPolicy {
-        self.setup
-    }
-
-    fn limit_move_time(&mut self, limit: Duration) {
-        join_clock(&mut self.time, limit);
-    }
+    time_and_setup_fields!();
 
     fn decide(&self, decision: Decision<'_, '_, RolloutStats>) -> Result<Move, NetPlayerError> {
-        let Decision { network, view, rng, stats } = decision;
-        let start = Instant::now();
-        let deadline = self.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
+        let Decision { network, view, rng, stats, start, deadline } = decision;
         let me = view.me;
         // Each world has a generator of its own, drawn in order from the
         // player's: a decision is a function of the view and the seed.

@@ -77,9 +77,7 @@ use stratego_players::determinize::with_hidden_type;
 use stratego_players::view::Cell;
 use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
 
-use crate::kind::{
-    join_clock, options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind, CLOCK_SHARE,
-};
+use crate::kind::{options, rebuild, result_value, time_and_setup_fields, Decision, NetworkPlayer, NetworkPlayerKind};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::NetPlayerError;
 
@@ -216,18 +214,10 @@ impl NetworkPlayerKind for SearchOptions {
             .with_some("veto", self.veto)
     }
 
-    fn setup(&self) -> SetupPolicy {
-        self.setup
-    }
-
-    fn limit_move_time(&mut self, limit: Duration) {
-        join_clock(&mut self.time, limit);
-    }
+    time_and_setup_fields!();
 
     fn decide(&self, decision: Decision<'_, '_, SearchStats>) -> Result<Move, NetPlayerError> {
-        let Decision { network, view, rng, stats } = decision;
-        let start = Instant::now();
-        let deadline = self.time.map(|t| start + t.mul_f64(CLOCK_SHARE));
+        let Decision { network, view, rng, stats, start, deadline } = decision;
         let me = view.me;
         let root = rebuild(view, rng)?;
         let root_out = network.infer(&[&root])?;

@@ -17,8 +17,8 @@
 
 use std::time::Duration;
 
-use stratego_baselines::heuristic::WIN;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
+use stratego_baselines::heuristic::WIN;
 use stratego_engine::Move;
 use stratego_players::determinize::determinize;
 use stratego_players::{AgentRng, InfoView, SetupPolicy};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use rand::SeedableRng;
 use stratego_baselines::expectimax::ExpectimaxConfig;
-use stratego_engine::{Move, Ruleset, Square};
+use stratego_engine::Ruleset;
 use stratego_model::device;
 use stratego_netplayer::guided::{GuidedFactory, GuidedOptions};
 use stratego_netplayer::{NetOptions, NetPlayerFactory, NetworkPlayerKind};
@@ -43,8 +43,7 @@ fn trained(options: GuidedOptions) -> GuidedFactory {
 fn the_margin_decides_how_far_the_policy_may_overrule_the_search() {
     let (state, history) = free_captain();
     let view = InfoView::new(&state, &history);
-    let at = |row, col| Square::from_row_col(row, col).unwrap();
-    let take = Move { from: at(3, 4), to: at(4, 4) };
+    let take = take_the_captain();
     for seed in 0..2 {
         let play = |margin: f64| {
             let mut player = trained(GuidedOptions { margin, ..GuidedOptions::default() }).player();

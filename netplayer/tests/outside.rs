@@ -49,13 +49,28 @@ fn runner_game(state: &State, spec: &str) -> Option<Color> {
 /// within 0.1 of the best still let the Miner through.
 const VETO: &str = "veto=0.02";
 
+/// The rollout search's options the registered player uses.
+const ROLLOUT: &str = "width=4,worlds=8,horizon=8,margin=0.1";
+
+/// Every network kind behind the expectimax veto: `veto` (e.g. `veto=0.02`)
+/// for the three with a veto, `margin` for netexpectimax's own, with the
+/// Flag's defenders.
+fn behind_the_veto(veto: &str, margin: &str) -> [String; 4] {
+    [
+        format!("net:{NETWORK},{veto}"),
+        format!("netsearch:{NETWORK},{veto}"),
+        format!("netrollout:{NETWORK},{ROLLOUT},{veto}"),
+        format!("netexpectimax:{NETWORK},{margin},defend=on"),
+    ]
+}
+
 #[test]
 fn a_known_miner_walking_through_our_bombs_is_met_by_every_network_player() {
     // `celsius`, ply 283: far ahead, Red hunts with its officers while
     // Blue's Miner, known for 65 plies, walks from b5 through the Bombs
     // around Red's Flag on c1; it took the Flag at ply 296.
     let state = from_log("celsius-known-miner.log", 283);
-    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
+    let rollout = ROLLOUT;
     for (today, new) in [
         (format!("net:{NETWORK}"), format!("net:{NETWORK},{VETO}")),
         (format!("netsearch:{NETWORK}"), format!("netsearch:{NETWORK},{VETO}")),
@@ -74,14 +89,9 @@ fn an_officer_does_not_dive_into_a_never_moved_piece() {
     // piece on a7 (a Bomb); netrollout attacked it and lost the Marshal.
     let state = from_log("celsius-marshal-on-bomb.log", 31);
     let dive = Move::new("a6".parse().unwrap(), "a7".parse().unwrap());
-    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
+    let rollout = ROLLOUT;
     assert_eq!(choice(&state, &format!("netrollout:{NETWORK},{rollout}"), 1), dive, "today's player dives");
-    for spec in [
-        format!("net:{NETWORK},{VETO}"),
-        format!("netsearch:{NETWORK},{VETO}"),
-        format!("netrollout:{NETWORK},{rollout},{VETO}"),
-        format!("netexpectimax:{NETWORK},margin=0.02,defend=on"),
-    ] {
+    for spec in behind_the_veto(VETO, "margin=0.02") {
         for seed in 0..3 {
             assert_ne!(choice(&state, &spec, seed), dive, "{spec}, seed {seed}");
         }
@@ -121,13 +131,7 @@ fn a_revealed_marshal_does_not_step_next_to_a_piece_that_walked_up_to_it() {
         assert!(!within(&search().root_values_within(&root, &view.legal_moves, margin)), "seed {seed}, depth {depth}");
     }
     assert!(bounds_kept >= 1, "the root's usual window hides the Spy's strike from the margin");
-    let rollout = "width=4,worlds=8,horizon=8,margin=0.1";
-    for spec in [
-        format!("net:{NETWORK},veto=0.005"),
-        format!("netsearch:{NETWORK},veto=0.005"),
-        format!("netrollout:{NETWORK},{rollout},veto=0.005"),
-        format!("netexpectimax:{NETWORK},margin=0.005,defend=on"),
-    ] {
+    for spec in behind_the_veto("veto=0.005", "margin=0.005") {
         for seed in 0..3 {
             assert_ne!(choice(&state, &spec, seed), beside, "{spec}, seed {seed}");
         }

@@ -78,8 +78,7 @@ fn the_rollouts_overrule_the_policy_only_beyond_the_margin() {
 fn a_veto_leaves_the_rollouts_the_moves_the_search_values_near_the_best() {
     let (state, history) = free_captain();
     let view = InfoView::new(&state, &history);
-    let at = |row, col| stratego_engine::Square::from_row_col(row, col).unwrap();
-    let take = stratego_engine::Move { from: at(3, 4), to: at(4, 4) };
+    let take = take_the_captain();
     let play = |veto: Option<f64>| {
         let options = RolloutOptions { width: 8, worlds: 2, horizon: 2, veto, ..RolloutOptions::default() };
         let mut player = trained(options).0.player();

@@ -82,7 +82,7 @@ fn the_search_values_a_free_piece_above_a_losing_battle() {
     let (state, history) = free_captain();
     let view = InfoView::new(&state, &history);
     let at = |row, col| Square::from_row_col(row, col).unwrap();
-    let take = Move { from: at(3, 4), to: at(4, 4) };
+    let take = take_the_captain();
     let lose = Move { from: at(4, 5), to: at(4, 4) };
     assert!(view.legal_moves.contains(&take) && view.legal_moves.contains(&lose));
     let dev = device("cpu").unwrap();
