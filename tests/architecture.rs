@@ -273,10 +273,26 @@ fn compiled_units(args: &[&str]) -> std::collections::BTreeSet<String> {
 fn the_python_package_reuses_the_workspaces_build() {
     let workspace = compiled_units(&["test", "--workspace", "--no-run"]);
     let python = compiled_units(&["build", "-p", "stratego-python", "--lib"]);
-    let bindings = ["pyo3", "numpy", "target-lexicon", "inventory", "matrixmultiply", "ndarray", "rawpointer", "rustc-hash", "stratego-python"];
+    let bindings = [
+        "pyo3",
+        "numpy",
+        "target-lexicon",
+        "inventory",
+        "matrixmultiply",
+        "ndarray",
+        "rawpointer",
+        "rustc-hash",
+        "stratego-python",
+    ];
     let extra: Vec<&String> = python
         .difference(&workspace)
-        .filter(|unit| !bindings.iter().any(|name| unit.contains(&format!("#{name}@")) || unit.contains(&format!("/{name}@")) || unit.contains(&format!("#{name}-"))))
+        .filter(|unit| {
+            !bindings.iter().any(|name| {
+                unit.contains(&format!("#{name}@"))
+                    || unit.contains(&format!("/{name}@"))
+                    || unit.contains(&format!("#{name}-"))
+            })
+        })
         .collect();
     assert!(
         extra.is_empty(),
@@ -284,4 +300,68 @@ fn the_python_package_reuses_the_workspaces_build() {
          python/Cargo.toml's unification section):\n{}",
         extra.iter().map(|u| u.as_str()).collect::<Vec<_>>().join("\n")
     );
+}
+
+/// Whether `line` opens a fenced block that rustdoc runs as a test: a doc
+/// comment's fence with no language or a Rust one (`ignore` and `text` are not run).
+fn opens_a_doc_example(line: &str, inside: &mut bool) -> bool {
+    let line = line.trim_start();
+    let Some(doc) = line.strip_prefix("///").or_else(|| line.strip_prefix("//!")) else { return false };
+    let Some(info) = doc.trim_start().strip_prefix("```") else { return false };
+    *inside = !*inside;
+    let runs = |word: &str| {
+        matches!(word, "" | "rust" | "no_run" | "should_panic" | "compile_fail") || word.starts_with("edition")
+    };
+    *inside && info.split(',').map(str::trim).all(runs)
+}
+
+/// `cargo test` runs rustdoc over every library for its examples, seconds a
+/// crate even where it has none: a library without examples says
+/// `doctest = false`, and one with examples must not, so that no example
+/// goes untested.
+#[test]
+fn only_libraries_with_doc_examples_run_rustdoc() {
+    for (folder, member) in members() {
+        let src = root().join(&folder).join("src");
+        if !src.join("lib.rs").is_file() {
+            continue;
+        }
+        let examples: Vec<String> = rust_files(&src)
+            .iter()
+            .flat_map(|file| {
+                let mut inside = false;
+                let text = std::fs::read_to_string(file).unwrap();
+                let lines: Vec<usize> = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, line)| opens_a_doc_example(line, &mut inside))
+                    .map(|(i, _)| i + 1)
+                    .collect();
+                lines.into_iter().map(move |n| format!("{}:{n}", file.display()))
+            })
+            .collect();
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(root().join(&folder).join("Cargo.toml")).unwrap()).unwrap();
+        let lib = manifest.get("lib").and_then(|l| l.as_table());
+        let doctest = lib.and_then(|l| l.get("doctest")).and_then(|d| d.as_bool()).unwrap_or(true);
+        // The Python bindings are not tested by cargo at all (`test = false`).
+        let tested = lib.and_then(|l| l.get("test")).and_then(|t| t.as_bool()).unwrap_or(true);
+        if !tested {
+            continue;
+        }
+        if examples.is_empty() {
+            assert!(
+                !doctest,
+                "{} has no doc examples: add `[lib] doctest = false` to {folder}/Cargo.toml",
+                member.package
+            );
+        } else {
+            assert!(
+                doctest,
+                "{} has doc examples that would not run ({}): remove `doctest = false`",
+                member.package,
+                examples.join(", ")
+            );
+        }
+    }
 }

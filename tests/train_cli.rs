@@ -64,15 +64,22 @@ fn training(name: &str) -> (MutexGuard<'static, ()>, PathBuf, PathBuf) {
     (turn, dir, run)
 }
 
+/// `stratego ARGS...` for a run: without its progress lines, which a slow
+/// iteration would put before the one `error:` line these tests read (the
+/// smoke run checks the progress lines themselves).
+fn quiet(args: &[&str]) -> Output {
+    command(args).env("STRATEGO_PROGRESS_SECONDS", "86400").output().expect("the binary runs")
+}
+
 /// Runs `stratego train --config CONFIG --run RUN EXTRA...`.
 fn train(config: &Path, run: &Path, extra: &[&str]) -> Output {
     let args = ["train", "--config", config.to_str().unwrap(), "--run", run.to_str().unwrap()];
-    stratego(&[&args[..], extra].concat())
+    quiet(&[&args[..], extra].concat())
 }
 
 /// Runs `stratego train --resume RUN --iterations ITERATIONS`.
 fn resume(run: &Path, iterations: u64) -> Output {
-    stratego(&["train", "--resume", run.to_str().unwrap(), "--iterations", &iterations.to_string()])
+    quiet(&["train", "--resume", run.to_str().unwrap(), "--iterations", &iterations.to_string()])
 }
 
 #[test]
@@ -243,16 +250,8 @@ fn smoke_without_learning_does_not_beat_random() {
 fn a_run_killed_mid_iteration_resumes_from_its_last_checkpoint() {
     let (_turn, dir, run) = training("train-kill");
     let run_arg = run.to_str().unwrap();
-    // The smoke config with a checkpoint after every iteration, without its
-    // warm start (this test is about the RL loop's files).
-    let smoke = std::fs::read_to_string("configs/smoke.toml").unwrap();
-    let config = dir.join("every-iteration.toml");
-    let text = smoke
-        .replace("[checkpoint]\nevery = 4", "[checkpoint]\nevery = 1")
-        .replace("enabled = true", "enabled = false");
-    std::fs::write(&config, text).unwrap();
-    let parsed = stratego_learner::TrainConfig::load(&config).unwrap();
-    assert_eq!((parsed.checkpoint.every, parsed.pretrain.enabled), (1, false));
+    // The RL loop with a checkpoint after every iteration.
+    let config = rl_only_smoke(&dir, "every-iteration", |config| config.checkpoint.every = 1);
     let child = command(&["train", "--config", config.to_str().unwrap(), "--run", run_arg, "--iterations", "1000"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -379,11 +378,14 @@ fn an_iterations_log_line_is_written_before_its_checkpoint() {
 }
 
 /// `dir/NAME.toml`: the smoke config without its warm start and its
-/// evaluations (these tests are about the RL loop), changed by `edit`.
+/// evaluations, and with iterations half its size (these tests are about
+/// the RL loop and its files, not about learning), changed by `edit`.
 fn rl_only_smoke(dir: &Path, name: &str, edit: impl FnOnce(&mut stratego_learner::TrainConfig)) -> PathBuf {
     let mut config = stratego_learner::TrainConfig::load(Path::new("configs/smoke.toml")).unwrap();
     config.pretrain.enabled = false;
     config.eval.every = 0;
+    config.selfplay.games_per_actor = 8;
+    config.learner.samples_per_iteration = 512;
     edit(&mut config);
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, config.to_toml()).unwrap();
@@ -703,7 +705,8 @@ fn every_network_config_is_valid() {
     let referee = dir.join("referee.safetensors");
     succeeded(&stratego(&["model", "init", "--rules", "referee", "--out", referee.to_str().unwrap()]));
     let config = |init: &Path| {
-        let text = format!("[run]\ninit = \"{}\"\n[game]\nrules = \"classic\"\n[model]\npreset = \"tiny\"\n", init.display());
+        let text =
+            format!("[run]\ninit = \"{}\"\n[game]\nrules = \"classic\"\n[model]\npreset = \"tiny\"\n", init.display());
         stratego_learner::TrainConfig::parse(&text).unwrap().check_before_run()
     };
     config(&referee).unwrap_or_else(|e| panic!("the referee's rules, the classic pieces: {e}"));
@@ -786,9 +789,11 @@ fn outside_programs_are_self_play_opponents_and_their_forfeits_end_only_their_ga
 #[test]
 fn a_config_too_large_for_the_process_limit_is_one_error_line_before_the_run() {
     let dir = scratch("train-ulimit");
-    let smoke = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let mut big =
+        stratego_learner::TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    big.selfplay.games_per_actor = 65536;
     let config = dir.join("big.toml");
-    std::fs::write(&config, smoke.replace("games_per_actor = 32", "games_per_actor = 65536")).unwrap();
+    std::fs::write(&config, big.to_toml()).unwrap();
     let run = dir.join("run");
     let script = format!(
         "ulimit -v 4000000 && exec '{}' train --config '{}' --run '{}'",

@@ -264,21 +264,30 @@ fn the_lab_referees_as_the_real_referee_does() {
 fn every_bot_of_the_shared_field_plays_through_ucc_and_its_referee_logs_replay() {
     let Some(field) = field() else { return };
     let dir = scratch("ucc-field");
-    for bot in ["asmodeus", "vixen", "celsius", "hunter", "basic_python"] {
-        // Named by the bare word, found in $UCC_DIR/bots.
-        // Short games (CI's two cores: `hunter` thinks about 70 ms a move).
-        let result = play(&format!("ucc:{bot}"), "random", 2, 120);
-        for g in &result.games {
-            assert_eq!(g.forfeit, None, "{bot} game {}", g.index);
-            g.record.as_ref().unwrap().replay().unwrap();
+    // The bots one beside the other: their games wait on the bots' clocks
+    // and the referee's pipes more than they compute (57 s one after the
+    // other on the 2-core machine).
+    std::thread::scope(|threads| {
+        for bot in ["asmodeus", "vixen", "celsius", "hunter", "basic_python"] {
+            let (field, dir) = (&field, dir.join(bot));
+            threads.spawn(move || {
+                std::fs::create_dir_all(&dir).unwrap();
+                // Named by the bare word, found in $UCC_DIR/bots.
+                // Short games (CI's two cores: `hunter` thinks about 70 ms a move).
+                let result = play(&format!("ucc:{bot}"), "random", 2, 120);
+                for g in &result.games {
+                    assert_eq!(g.forfeit, None, "{bot} game {}", g.index);
+                    g.record.as_ref().unwrap().replay().unwrap();
+                }
+                // The same bot under the real referee against another: its log
+                // replays in our engine with the same battles and winner.
+                let launcher = field.join("bots").join(bot);
+                let other = field.join("bots").join("basic_python");
+                let text = real_referee(field, &dir, launcher.to_str().unwrap(), other.to_str().unwrap(), 120);
+                replay_log(&text, 120);
+            });
         }
-        // The same bot under the real referee against another: its log
-        // replays in our engine with the same battles and winner.
-        let launcher = field.join("bots").join(bot);
-        let other = field.join("bots").join("basic_python");
-        let text = real_referee(&field, &dir, launcher.to_str().unwrap(), other.to_str().unwrap(), 120);
-        replay_log(&text, 120);
-    }
+    });
 }
 
 #[test]
