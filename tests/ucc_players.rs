@@ -30,9 +30,11 @@ fn spec_of(kind: &str) -> Option<String> {
         // lost a game to random moves here in one of two runs.
         "netrollout" => format!("netrollout:{root}/registrations/cpu-continue.safetensors,setup=handcrafted-v2"),
         // An outside program relayed: our own bot behind `ucc:`, which
-        // takes its seat and plays the setup the program sends.
+        // takes its seat and plays the setup the program sends. Seeded, so
+        // that its game is the same each run (unseeded, it drew its seed
+        // from the clock and lost one game of a CI run to random moves).
         "ucc" => format!(
-            "ucc:{} ucc-bot --agent greedy --move-time-ms 60000 --record {}/relayed-$$.txt",
+            "ucc:{} ucc-bot --agent greedy --seed 1 --move-time-ms 60000 --record {}/relayed-$$.txt",
             env!("CARGO_BIN_EXE_stratego"),
             std::env::temp_dir().display()
         ),
