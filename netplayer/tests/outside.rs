@@ -70,11 +70,10 @@ fn a_known_miner_walking_through_our_bombs_is_met_by_every_network_player() {
     // Blue's Miner, known for 65 plies, walks from b5 through the Bombs
     // around Red's Flag on c1; it took the Flag at ply 296.
     let state = from_log("celsius-known-miner.log", 283);
-    let rollout = ROLLOUT;
     for (today, new) in [
         (format!("net:{NETWORK}"), format!("net:{NETWORK},{VETO}")),
         (format!("netsearch:{NETWORK}"), format!("netsearch:{NETWORK},{VETO}")),
-        (format!("netrollout:{NETWORK},{rollout}"), format!("netrollout:{NETWORK},{rollout},{VETO}")),
+        (format!("netrollout:{NETWORK},{ROLLOUT}"), format!("netrollout:{NETWORK},{ROLLOUT},{VETO}")),
         // The veto's own search, with the Flag's guard as it was.
         (format!("netexpectimax:{NETWORK},margin=0.02"), format!("netexpectimax:{NETWORK},margin=0.02,defend=on")),
     ] {
@@ -89,8 +88,7 @@ fn an_officer_does_not_dive_into_a_never_moved_piece() {
     // piece on a7 (a Bomb); netrollout attacked it and lost the Marshal.
     let state = from_log("celsius-marshal-on-bomb.log", 31);
     let dive = Move::new("a6".parse().unwrap(), "a7".parse().unwrap());
-    let rollout = ROLLOUT;
-    assert_eq!(choice(&state, &format!("netrollout:{NETWORK},{rollout}"), 1), dive, "today's player dives");
+    assert_eq!(choice(&state, &format!("netrollout:{NETWORK},{ROLLOUT}"), 1), dive, "today's player dives");
     for spec in behind_the_veto(VETO, "margin=0.02") {
         for seed in 0..3 {
             assert_ne!(choice(&state, &spec, seed), dive, "{spec}, seed {seed}");

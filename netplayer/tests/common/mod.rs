@@ -112,12 +112,6 @@ pub const TRAINED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../registrations
 /// Red Scout on e5 (so it is revealed) and stands next to Red's Marshal,
 /// which takes it for nothing (no Blue piece can reach e5 and beat a
 /// Marshal), and next to Red's Lieutenant, which would die attacking it.
-/// In [`free_captain`]: Red's Marshal takes the Captain for nothing.
-pub fn take_the_captain() -> Move {
-    let at = |row, col| Square::from_row_col(row, col).unwrap();
-    Move { from: at(3, 4), to: at(4, 4) }
-}
-
 pub fn free_captain() -> (State, Vec<stratego_players::view::PublicPly>) {
     let rules = Ruleset::classic();
     let mut board = Board::default();
@@ -154,6 +148,12 @@ pub fn free_captain() -> (State, Vec<stratego_players::view::PublicPly>) {
     assert!(captain.kind == Captain && captain.color == Color::Blue && captain.revealed);
     let history = public_history(&state);
     (state, history)
+}
+
+/// In [`free_captain`]: Red's Marshal takes the Captain for nothing.
+pub fn take_the_captain() -> Move {
+    let at = |row, col| Square::from_row_col(row, col).unwrap();
+    Move { from: at(3, 4), to: at(4, 4) }
 }
 
 /// The player of `spec` (a network kind on the classic checkpoint) accepts
