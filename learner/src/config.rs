@@ -3,7 +3,8 @@
 //! it changes; unknown keys and invalid values are errors that name the key.
 //!
 //! Names become types as the file is read: the ruleset text a `Ruleset`,
-//! the layout a `Layout`, the setups, preset and device enums. A bad name
+//! the layout a `Layout`, the setups a `SetupPolicy` (the players' own
+//! names, one table), the preset and device enums. A bad name
 //! is a deserialisation error, which toml reports with its key path.
 
 use std::fmt;
@@ -12,6 +13,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use stratego_engine::{Layout, Ruleset, State, NUM_ACTIONS};
+use stratego_players::SetupPolicy;
 use stratego_model::{ModelConfig, PRESETS};
 
 use crate::stage::{frozen_reference, Stage};
@@ -37,26 +39,6 @@ impl DeviceName {
             DeviceName::Wgpu => "wgpu",
         }
     }
-}
-
-/// Where the actors' setups come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Setups {
-    /// Uniform random setups.
-    Random,
-    /// The structured setups of the baseline players (Flag on the back row
-    /// behind Bombs, ...), which give the belief head something to learn
-    /// beyond the counting prior. The recipe's first version, which every
-    /// recorded run used.
-    Handcrafted,
-    /// The handcrafted recipe without setups that wall a movable piece in.
-    #[serde(rename = "handcrafted-v2")]
-    HandcraftedV2,
-    /// Each army `handcrafted` or uniform random, even odds: the network
-    /// meets setups of no recipe (issue 50: a belief and a value head
-    /// trained on one recipe are wrong wherever an opponent does not use it).
-    Mixed,
 }
 
 /// A network size of the model crate (`ModelConfig::preset`).
@@ -103,6 +85,33 @@ impl FromStr for Preset {
 }
 
 /// `game.layout` by its name (`compact`, `full`).
+mod setup_name {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(setups: &SetupPolicy, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(setups.name())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SetupPolicy, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+mod opponent_setup_name {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(setups: &Option<SetupPolicy>, s: S) -> Result<S::Ok, S::Error> {
+        match setups {
+            Some(setups) => s.serialize_str(setups.name()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SetupPolicy>, D::Error> {
+        super::setup_name::deserialize(d).map(Some)
+    }
+}
+
 mod layout_name {
     use super::*;
 
@@ -170,8 +179,17 @@ pub struct GameConfig {
     /// `compact` (58 planes) or `full` (488).
     #[serde(with = "layout_name")]
     pub layout: Layout,
-    /// `random` or `handcrafted`.
-    pub setups: Setups,
+    /// The setup family of the network's armies (a `setup=` name of the
+    /// player specs: `random`, `handcrafted`, `handcrafted-v2`, `mixed`,
+    /// `structured`, `wide`, ...), in the actors' games, the warm start's
+    /// teacher games and its evaluations.
+    #[serde(with = "setup_name")]
+    pub setups: SetupPolicy,
+    /// Where set, each game deals one army from `setups` and the other from
+    /// this family, either colour (`PairedSetups`): the network plays its
+    /// own recipe against opponents who set up otherwise (issue 49, item 5).
+    #[serde(with = "opponent_setup_name", skip_serializing_if = "Option::is_none")]
+    pub opponent_setups: Option<SetupPolicy>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -384,7 +402,7 @@ impl Default for RunConfig {
 
 impl Default for GameConfig {
     fn default() -> Self {
-        GameConfig { rules: Ruleset::classic(), layout: Layout::Compact, setups: Setups::Random }
+        GameConfig { rules: Ruleset::classic(), layout: Layout::Compact, setups: SetupPolicy::Random, opponent_setups: None }
     }
 }
 
@@ -1006,20 +1024,56 @@ mod tests {
     }
 
     #[test]
+    fn opponent_setups_are_read_written_back_and_left_out_when_unset() {
+        let c = TrainConfig::parse("[game]\nsetups = \"handcrafted\"\nopponent_setups = \"wide\"\n").unwrap();
+        assert_eq!((c.game.setups, c.game.opponent_setups), (SetupPolicy::Handcrafted, Some(SetupPolicy::Wide)));
+        assert!(c.to_toml().contains("opponent_setups = \"wide\""), "{}", c.to_toml());
+        assert_eq!(TrainConfig::parse(&c.to_toml()).unwrap(), c);
+        let plain = TrainConfig::parse("[game]\nsetups = \"handcrafted\"\n").unwrap();
+        assert_eq!(plain.game.opponent_setups, None);
+        assert!(!plain.to_toml().contains("opponent_setups"), "{}", plain.to_toml());
+        let e = TrainConfig::parse("[game]\nopponent_setups = \"clever\"\n").unwrap_err().to_string();
+        assert!(e.contains("`wide`") && e.contains("`decoy`"), "the error lists the names: {e}");
+    }
+
+    /// `decoy` is the family kept out of training, so that the lab can
+    /// measure its networks against setups they have never met (issue 49,
+    /// item 5): no config of the repository deals it or names it.
+    #[test]
+    fn no_repository_config_trains_on_the_kept_out_family() {
+        let configs = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs");
+        let mut read = 0;
+        for entry in std::fs::read_dir(configs).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(!text.contains("decoy"), "{} names the kept-out family", path.display());
+            if !path.to_string_lossy().contains("ntuple") {
+                let config = TrainConfig::parse(&text).unwrap();
+                assert!(config.game.setups != SetupPolicy::Decoy && config.game.opponent_setups != Some(SetupPolicy::Decoy));
+                read += 1;
+            }
+        }
+        assert!(read > 10, "{read} configs read");
+    }
+
+    #[test]
     fn names_are_read_as_types_and_written_back_as_names() {
         let text = "[run]\ndevice = \"ndarray\"\n[game]\nlayout = \"full\"\nsetups = \"handcrafted\"\n\
                     rules = \"stratego-rules-v1:pieces=barrage,two-square=3,chase=off,max-plies=300,max-battleless=100\"\n\
                     [model]\npreset = \"tiny\"\n";
         let c = TrainConfig::parse(text).unwrap();
         assert_eq!(c.run.device, DeviceName::Ndarray);
-        assert_eq!((c.game.layout, c.game.setups, c.model.preset), (Layout::Full, Setups::Handcrafted, Preset::Tiny));
+        assert_eq!((c.game.layout, c.game.setups, c.model.preset), (Layout::Full, SetupPolicy::Handcrafted, Preset::Tiny));
         assert_eq!(
             c.game.rules,
             Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() }
         );
         assert_eq!(c.model.preset.model(), ModelConfig::preset("tiny").unwrap());
         let v2 = TrainConfig::parse(&text.replace("\"handcrafted\"", "\"handcrafted-v2\"")).unwrap();
-        assert_eq!(v2.game.setups, Setups::HandcraftedV2);
+        assert_eq!(v2.game.setups, SetupPolicy::HandcraftedV2);
         assert!(v2.to_toml().contains("setups = \"handcrafted-v2\""));
         let written = c.to_toml();
         assert!(written.contains("layout = \"full\"") && written.contains("device = \"ndarray\""), "{written}");
@@ -1227,6 +1281,7 @@ opponents = ["random", "net:@10"]
             ("[learner]\nentropy_gain = nan\n", "learner.entropy_gain"),
             ("[game]\nlayout = \"huge\"\n", "game.layout"),
             ("[game]\nsetups = \"clever\"\n", "game.setups"),
+            ("[game]\nopponent_setups = \"clever\"\n", "game.opponent_setups"),
             ("[game]\nrules = \"stratego-rules-v1:pieces=mini\"\n", "game.rules"),
             ("[run]\ndevice = \"tpu\"\n", "run.device"),
             ("[model]\npreset = \"giant\"\n", "model.preset"),

@@ -522,7 +522,6 @@ mod tests {
     use stratego_players::{InfoView, Player, PlayerError};
 
     use super::*;
-    use crate::config::Setups;
 
     /// A teacher whose move is easy to check: the legal action with the
     /// largest id in its own frame.
@@ -549,7 +548,7 @@ mod tests {
     fn config(max_plies: u32) -> TrainConfig {
         let mut c = TrainConfig::default();
         c.game.rules = Ruleset { max_plies, ..Ruleset::classic() };
-        c.game.setups = Setups::Handcrafted;
+        c.game.setups = stratego_players::SetupPolicy::Handcrafted;
         c
     }
 

@@ -14,7 +14,7 @@ use stratego_model::{CheckpointMeta, StrategoNet};
 use stratego_netplayer::{NetOptions, NetPlayerFactory};
 use stratego_players::SetupPolicy;
 
-use crate::config::{EvalConfig, Setups};
+use crate::config::EvalConfig;
 use crate::probe::{probe, ProbeGame, ProbeOptions, ProbeReport};
 use crate::TrainError;
 
@@ -30,16 +30,6 @@ pub struct Score {
     /// The share of the games drawn at the battleless cap: a network that
     /// shuffles when it could press shows here first.
     pub cap_draws: f64,
-}
-
-/// The setup policy of the network's seat for a run's `game.setups`.
-pub fn setup_policy(setups: Setups) -> SetupPolicy {
-    match setups {
-        Setups::Random => SetupPolicy::Random,
-        Setups::Handcrafted => SetupPolicy::Handcrafted,
-        Setups::HandcraftedV2 => SetupPolicy::HandcraftedV2,
-        Setups::Mixed => SetupPolicy::Mixed,
-    }
 }
 
 /// An evaluation: the scores, the probe of the heads on its games, and a
@@ -136,8 +126,6 @@ mod tests {
 
     #[test]
     fn scores_come_with_their_interval_under_the_training_setups() {
-        assert_eq!(setup_policy(Setups::Handcrafted), SetupPolicy::Handcrafted);
-        assert_eq!(setup_policy(Setups::Random), SetupPolicy::Random);
         let device = stratego_model::device("cpu").unwrap();
         let config = ModelConfig::preset("tiny").unwrap();
         let net = StrategoNet::new(&config, Layout::Compact, &device);

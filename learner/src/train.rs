@@ -40,12 +40,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
 use stratego_engine::{PieceSet, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
-use stratego_players::setup_policy::PolicySetups;
+use stratego_players::setup_policy::{PairedSetups, PolicySetups};
 use stratego_runlog::{MetricsLog, Progress, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService, Pool};
 
 use crate::collect::{Collector, Wanted};
-use crate::config::{SelfPlayConfig, Setups, TrainConfig};
+use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::diagnostics::{
     self, Iteration, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS,
     SELFPLAY_SCORE_PREFIX,
@@ -74,13 +74,12 @@ pub struct TrainSummary {
     pub last_checkpoint: Option<PathBuf>,
 }
 
-/// The actors' setups: uniform random ones, or a baseline recipe's.
+/// The actors' setups: both armies from `game.setups`, or one from it and
+/// the other from `game.opponent_setups`.
 pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn SetupSource> {
-    match config.game.setups {
-        Setups::Random => Box::new(stratego_engine::RandomSetups(set)),
-        Setups::Handcrafted | Setups::HandcraftedV2 | Setups::Mixed => {
-            Box::new(PolicySetups { policy: crate::evaluate::setup_policy(config.game.setups), set })
-        }
+    match config.game.opponent_setups {
+        None => Box::new(PolicySetups { policy: config.game.setups, set }),
+        Some(opponent) => Box::new(PairedSetups { own: config.game.setups, opponent, set }),
     }
 }
 
@@ -534,7 +533,7 @@ impl Learner {
         if config.eval.every > 0 && (step.is_multiple_of(config.eval.every) || self.finished()) {
             let eval_started = Instant::now();
             let meta = checkpoint_meta(config, step);
-            let setups = crate::evaluate::setup_policy(config.game.setups);
+            let setups = config.game.setups;
             let eval_seed = stream_seed(config.run.seed, "eval", step);
             let run = Some(self.run.root());
             let evaluation = evaluate(&self.net().valid(), &meta, &config.eval, setups, eval_seed, run)?;
@@ -668,7 +667,9 @@ pub fn train(
 
 #[cfg(test)]
 mod tests {
+    use rand::SeedableRng;
     use stratego_engine::{Ruleset, Setup, VecEnv};
+    use stratego_players::SetupPolicy;
     use stratego_selfplay::actor_seeds;
 
     use std::time::Duration;
@@ -680,6 +681,32 @@ mod tests {
         let (games_seed, _) = actor_seeds(selfplay_seed(run_seed, iteration), 0);
         let env = VecEnv::new(Ruleset::classic(), games, games_seed).unwrap();
         env.states().map(|s| s.serialize()).collect()
+    }
+
+    /// `game.opponent_setups` deals one army of each family per game: with
+    /// the recipe's own armies (Flag on the back row, Bombs beside it) and
+    /// uniform opponents, about half the games have a recipe Red and
+    /// nearly every game exactly one recipe-like army; without it both are
+    /// the recipe.
+    #[test]
+    fn opponent_setups_deal_one_army_from_each_family() {
+        let recipe_like = |s: &Setup| {
+            let flag = s.slots().iter().position(|p| *p == Some(stratego_engine::PieceType::Flag)).unwrap();
+            flag < 10 && s.get(flag + 10) == Some(stratego_engine::PieceType::Bomb)
+        };
+        let mut config = TrainConfig::default();
+        config.game.setups = SetupPolicy::HandcraftedV2;
+        let deal = |config: &TrainConfig| {
+            let source = setup_source(config, PieceSet::Classic);
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+            (0..400).map(|_| source.setups(&mut rng)).map(|(r, b)| (recipe_like(&r), recipe_like(&b))).collect::<Vec<_>>()
+        };
+        assert!(deal(&config).iter().all(|&(r, b)| r && b));
+        config.game.opponent_setups = Some(SetupPolicy::Random);
+        let dealt = deal(&config);
+        let one = dealt.iter().filter(|&&(r, b)| r != b).count();
+        let red = dealt.iter().filter(|&&(r, b)| r && !b).count();
+        assert!(one > 370 && (150..250).contains(&red), "{one} with one recipe army, {red} of them Red");
     }
 
     /// A run resumed at iteration t plays new games: its game 0 is not the

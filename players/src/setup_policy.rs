@@ -23,6 +23,21 @@
 //! even odds (the n-tuple trainer's `mixed`): a training distribution wide
 //! enough that a network cannot learn one recipe as the game (issue 50).
 //!
+//! `structured` draws a human-looking army whose style is itself drawn per
+//! army, so that no one arrangement is the family: the Flag on the back row
+//! or (one army in five) the second, with one to all of its neighbours
+//! bombed; the other Bombs scattered over rows 0-2, in front of the lakes
+//! (the lanes' ends), or one or two on the front row as a bluff; the
+//! officers (Marshal, General, Colonels) forward, back or anywhere; the
+//! Scouts on the open front squares or anywhere; the Spy beside the
+//! General or anywhere; the Miners kept back or anywhere; never walled in.
+//! `wide` draws each army from `random`, `handcrafted-v2` or `structured`,
+//! a third each: the distribution a network's opponents set up from in
+//! training when it should meet setups it has never seen (issue 49, item 5;
+//! `game.opponent_setups`). Both keep every Flag next to a Bomb where the
+//! army has one, except the uniform third, so that `decoy` stays a family of
+//! its own.
+//!
 //! `decoy` is another family, which no training config uses, for measuring
 //! players against setups they have never met: the Flag on the back row
 //! with no Bomb beside it (two Sergeants or Lieutenants flank it), and a
@@ -55,6 +70,10 @@ pub enum SetupPolicy {
     Decoy,
     /// `handcrafted` or `random`, even odds per army.
     Mixed,
+    /// A human-looking army of a style drawn per army (module documentation).
+    Structured,
+    /// `random`, `handcrafted-v2` or `structured`, a third each per army.
+    Wide,
 }
 
 /// The `setup=` option as player specs list it.
@@ -65,17 +84,19 @@ pub const SETUP_OPTION: &str = crate::setup_option!();
 #[macro_export]
 macro_rules! setup_option {
     () => {
-        "setup=random|handcrafted|handcrafted-v2|decoy|mixed"
+        "setup=random|handcrafted|handcrafted-v2|decoy|mixed|structured|wide"
     };
 }
 
 impl SetupPolicy {
-    pub const ALL: [SetupPolicy; 5] = [
+    pub const ALL: [SetupPolicy; 7] = [
         SetupPolicy::Random,
         SetupPolicy::Handcrafted,
         SetupPolicy::HandcraftedV2,
         SetupPolicy::Decoy,
         SetupPolicy::Mixed,
+        SetupPolicy::Structured,
+        SetupPolicy::Wide,
     ];
 
     pub fn choose(self, set: PieceSet, rng: &mut AgentRng) -> Setup {
@@ -101,6 +122,17 @@ impl SetupPolicy {
                     Setup::random(set, rng)
                 }
             }
+            SetupPolicy::Structured => loop {
+                let setup = structured(set, rng);
+                if setup.can_move() && walled_in(&setup).is_none() {
+                    return setup;
+                }
+            },
+            SetupPolicy::Wide => match rng.random_range(0..3) {
+                0 => Setup::random(set, rng),
+                1 => SetupPolicy::HandcraftedV2.choose(set, rng),
+                _ => SetupPolicy::Structured.choose(set, rng),
+            },
         }
     }
 
@@ -111,6 +143,8 @@ impl SetupPolicy {
             SetupPolicy::HandcraftedV2 => "handcrafted-v2",
             SetupPolicy::Decoy => "decoy",
             SetupPolicy::Mixed => "mixed",
+            SetupPolicy::Structured => "structured",
+            SetupPolicy::Wide => "wide",
         }
     }
 }
@@ -128,7 +162,10 @@ impl FromStr for SetupPolicy {
         SetupPolicy::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| "expected `random`, `handcrafted`, `handcrafted-v2`, `decoy` or `mixed`".to_string())
+            .ok_or_else(|| {
+                let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
+                format!("expected one of {}", names.join(", "))
+            })
     }
 }
 
@@ -145,8 +182,36 @@ impl SetupSource for PolicySetups {
     }
 }
 
+/// One army from `own`, the other from `opponent`, which of them is Red drawn
+/// per game: a network that plays its own recipe meets opponents who set up
+/// from another distribution (`game.opponent_setups`). In self-play both
+/// seats are the network, so its samples come from both armies; against a
+/// fixed opponent the opponent's colour is drawn apart, and it holds the
+/// `opponent` army in half of the games.
+pub struct PairedSetups {
+    pub own: SetupPolicy,
+    pub opponent: SetupPolicy,
+    pub set: PieceSet,
+}
+
+impl SetupSource for PairedSetups {
+    fn setups(&self, rng: &mut AgentRng) -> (Setup, Setup) {
+        let own_is_red = rng.random_bool(0.5);
+        let (own, opponent) = (self.own.choose(self.set, rng), self.opponent.choose(self.set, rng));
+        if own_is_red {
+            (own, opponent)
+        } else {
+            (opponent, own)
+        }
+    }
+}
+
 /// Front-row columns that face open ground rather than a lake.
 const OPEN_FRONT_COLUMNS: [usize; 6] = [0, 1, 4, 5, 8, 9];
+
+/// Front-row squares that face a lake: the ends of the lanes, where a Bomb
+/// closes a lane that only a Miner opens.
+const LAKE_FRONT: [usize; 4] = [32, 33, 36, 37];
 
 /// A setup being filled: the slots and the pieces still to place.
 struct Draft {
@@ -178,6 +243,23 @@ impl Draft {
         }
         self.scatter(PieceType::Marshal, 1, 1..=2, rng);
         self.scatter(PieceType::General, 1, 1..=2, rng);
+    }
+
+    /// The Spy on a free square beside the General, where there is one.
+    fn spy_beside_general(&mut self, rng: &mut AgentRng) {
+        if let Some(general) = self.slots.iter().position(|s| *s == Some(PieceType::General)) {
+            let mut beside: Vec<usize> =
+                [general.checked_sub(10), general.checked_sub(1), Some(general + 1), Some(general + 10)]
+                    .into_iter()
+                    .flatten()
+                    .filter(|&n| n < SETUP_SQUARES && (n / 10 == general / 10 || n % 10 == general % 10))
+                    .filter(|&n| self.slots[n].is_none())
+                    .collect();
+            beside.shuffle(rng);
+            if let (Some(&cell), true) = (beside.first(), self.left[PieceType::Spy.index()] > 0) {
+                self.place(cell, PieceType::Spy);
+            }
+        }
     }
 
     /// Places up to `count` pieces of `kind` on random free cells of `rows`
@@ -213,19 +295,7 @@ fn handcrafted(set: PieceSet, rng: &mut AgentRng) -> Setup {
         }
         d.scatter(PieceType::Bomb, u8::MAX, 0..=2, rng);
         d.scouts_and_commanders(rng);
-        if let Some(general) = d.slots.iter().position(|s| *s == Some(PieceType::General)) {
-            let mut beside: Vec<usize> =
-                [general.checked_sub(10), general.checked_sub(1), Some(general + 1), Some(general + 10)]
-                    .into_iter()
-                    .flatten()
-                    .filter(|&n| n < SETUP_SQUARES && (n / 10 == general / 10 || n % 10 == general % 10))
-                    .filter(|&n| d.slots[n].is_none())
-                    .collect();
-            beside.shuffle(rng);
-            if let (Some(&cell), true) = (beside.first(), d.left[PieceType::Spy.index()] > 0) {
-                d.place(cell, PieceType::Spy);
-            }
-        }
+        d.spy_beside_general(rng);
         d.scatter(PieceType::Spy, 1, 1..=2, rng);
         d.scatter(PieceType::Miner, 2, 0..=1, rng);
         let rest_rows = if set.army_size() == SETUP_SQUARES { 0..=3 } else { 1..=3 };
@@ -274,6 +344,68 @@ fn decoy(set: PieceSet, rng: &mut AgentRng) -> Setup {
         d.scatter(kind, u8::MAX, 0..=3, rng);
     }
     Setup::from_slots(d.slots, set).expect("the recipe places exactly the army")
+}
+
+/// The `structured` family (module documentation): one draw, which
+/// [`SetupPolicy::choose`] repeats until the army can move and walls none
+/// of its pieces in.
+fn structured(set: PieceSet, rng: &mut AgentRng) -> Setup {
+    use PieceType::*;
+    let mut d = Draft { slots: [None; SETUP_SQUARES], left: set.counts() };
+    let flag = if rng.random_bool(0.2) { 10 } else { 0 } + rng.random_range(0..10);
+    d.place(flag, Flag);
+    let mut guards: Vec<usize> = [
+        flag.checked_sub(1).filter(|_| flag % 10 > 0),
+        Some(flag + 1).filter(|_| flag % 10 < 9),
+        Some(flag + 10),
+        flag.checked_sub(10),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    guards.shuffle(rng);
+    let bombed = rng.random_range(1..=guards.len());
+    for cell in guards.into_iter().take(bombed) {
+        if d.left[Bomb.index()] > 0 {
+            d.place(cell, Bomb);
+        }
+    }
+    let mut ends: Vec<usize> = match rng.random_range(0..3) {
+        0 => Vec::new(),
+        1 => LAKE_FRONT.to_vec(),
+        _ => OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).collect(),
+    };
+    ends.shuffle(rng);
+    let at_ends = if ends.is_empty() { 0 } else { rng.random_range(1..=ends.len().min(2)) };
+    for cell in ends.into_iter().take(at_ends) {
+        if d.slots[cell].is_none() && d.left[Bomb.index()] > 0 {
+            d.place(cell, Bomb);
+        }
+    }
+    d.scatter(Bomb, u8::MAX, 0..=2, rng);
+    if rng.random_bool(0.5) {
+        let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).filter(|&c| d.slots[c].is_none()).collect();
+        front.shuffle(rng);
+        for cell in front.into_iter().take(3) {
+            if d.left[Scout.index()] > 0 {
+                d.place(cell, Scout);
+            }
+        }
+    }
+    let officers = [2..=3, 0..=1, 0..=3][rng.random_range(0..3)].clone();
+    for kind in [Marshal, General, Colonel] {
+        d.scatter(kind, u8::MAX, officers.clone(), rng);
+    }
+    if rng.random_bool(0.5) {
+        d.spy_beside_general(rng);
+    }
+    d.scatter(Spy, 1, 1..=3, rng);
+    let miners = if rng.random_bool(0.5) { 0..=1 } else { 0..=3 };
+    d.scatter(Miner, 2, miners, rng);
+    for kind in PieceType::ALL {
+        d.scatter(kind, u8::MAX, 0..=3, rng);
+    }
+    Setup::from_slots(d.slots, set).expect("the family places exactly the army")
 }
 
 /// A movable piece of `setup` that its own immovable pieces (Bombs and the
@@ -418,6 +550,94 @@ mod tests {
         // Even odds: 1/2 * 1 + 1/2 * 1/4 = 0.625.
         assert!((back_row - 0.625).abs() < 0.04, "{back_row}");
         assert_eq!("mixed".parse::<SetupPolicy>(), Ok(SetupPolicy::Mixed));
+    }
+
+    /// The Flag's square and whether a Bomb stands next to it.
+    fn flag_and_guard(setup: &Setup) -> (usize, bool) {
+        let flag = setup.slots().iter().position(|s| *s == Some(PieceType::Flag)).unwrap();
+        let around = [
+            flag.checked_sub(1).filter(|_| flag % 10 > 0),
+            Some(flag + 1).filter(|_| flag % 10 < 9),
+            Some(flag + 10).filter(|&c| c < SETUP_SQUARES),
+            flag.checked_sub(10),
+        ];
+        (flag, around.into_iter().flatten().any(|c| setup.get(c) == Some(PieceType::Bomb)))
+    }
+
+    /// The structured family varies the styles its documentation lists, and
+    /// every army is a valid one that can move, walls nothing in and bombs
+    /// its Flag (so that it never draws a `decoy` army).
+    #[test]
+    fn structured_setups_vary_their_style_and_always_bomb_the_flag() {
+        for set in [PieceSet::Classic, PieceSet::Barrage] {
+            let mut rng = AgentRng::seed_from_u64(33);
+            let (mut columns, mut second_row, mut lake_fronts, mut front_bombs) =
+                (std::collections::BTreeSet::new(), 0, 0, 0);
+            let (mut marshal_forward, mut marshal_back) = (0, 0);
+            for _ in 0..2_000 {
+                let setup = SetupPolicy::Structured.choose(set, &mut rng);
+                setup.validate(set).unwrap();
+                assert!(setup.can_move() && walled_in(&setup).is_none(), "{setup}");
+                let (flag, guarded) = flag_and_guard(&setup);
+                assert!(flag < 20 && guarded, "the Flag on the back two rows, next to a Bomb: {setup}");
+                columns.insert(flag % 10);
+                second_row += usize::from(flag >= 10);
+                lake_fronts += usize::from(LAKE_FRONT.iter().any(|&c| setup.get(c) == Some(PieceType::Bomb)));
+                front_bombs += usize::from((30..40).any(|c| setup.get(c) == Some(PieceType::Bomb)));
+                let marshal = setup.slots().iter().position(|s| *s == Some(PieceType::Marshal)).unwrap();
+                marshal_forward += usize::from(marshal >= 20);
+                marshal_back += usize::from(marshal < 20);
+            }
+            assert_eq!(columns.len(), 10, "{set:?}");
+            assert!((250..550).contains(&second_row), "{set:?}: a fifth on the second row, {second_row}");
+            if set == PieceSet::Classic {
+                assert!(lake_fronts > 400 && front_bombs > 800, "{lake_fronts} lake fronts, {front_bombs} front rows");
+                assert!(marshal_forward > 600 && marshal_back > 600, "{marshal_forward} forward, {marshal_back} back");
+            }
+        }
+        assert_eq!("structured".parse::<SetupPolicy>(), Ok(SetupPolicy::Structured));
+    }
+
+    #[test]
+    fn wide_draws_uniform_recipe_and_structured_armies_a_third_each() {
+        // Only a uniform army can leave its Flag beyond the back two rows or
+        // without a Bomb beside it; the recipe's Flag is on the back row.
+        let mut rng = AgentRng::seed_from_u64(34);
+        let n = 3_000;
+        let (mut unguarded_or_forward, mut second_row) = (0, 0);
+        for _ in 0..n {
+            let setup = SetupPolicy::Wide.choose(PieceSet::Classic, &mut rng);
+            setup.validate(PieceSet::Classic).unwrap();
+            let (flag, guarded) = flag_and_guard(&setup);
+            unguarded_or_forward += usize::from(flag >= 20 || !guarded);
+            second_row += usize::from((10..20).contains(&flag) && guarded);
+        }
+        // The uniform third: the Flag in rows 2-3 half the time, unguarded
+        // in most of the rest; so about 0.3 of all armies.
+        let share = unguarded_or_forward as f64 / n as f64;
+        assert!((0.25..0.34).contains(&share), "{share}");
+        // The structured third puts a fifth of its Flags on the second row.
+        let share = second_row as f64 / n as f64;
+        assert!((0.05..0.12).contains(&share), "{share}");
+        assert_eq!("wide".parse::<SetupPolicy>(), Ok(SetupPolicy::Wide));
+    }
+
+    /// One army of each policy per game, on either colour with even odds.
+    #[test]
+    fn paired_setups_give_one_army_of_each_policy_to_either_colour() {
+        let source = PairedSetups { own: SetupPolicy::Decoy, opponent: SetupPolicy::Random, set: PieceSet::Classic };
+        let mut rng = AgentRng::seed_from_u64(35);
+        let decoy = |s: &Setup| !flag_and_guard(s).1 && (0..10).any(|c| s.get(c) == Some(PieceType::Flag));
+        let mut own_red = 0;
+        for _ in 0..1_000 {
+            let (red, blue) = source.setups(&mut rng);
+            let (red_own, blue_own) = (decoy(&red), decoy(&blue));
+            // A uniform army can look like a decoy one (unbombed back-row
+            // Flag) by chance, about one in five; never both.
+            assert!(red_own || blue_own, "{red} / {blue}");
+            own_red += usize::from(red_own && !blue_own);
+        }
+        assert!((320..480).contains(&own_red), "{own_red}");
     }
 
     #[test]
