@@ -164,7 +164,8 @@ impl FromStr for SetupPolicy {
             .find(|p| p.name() == s)
             .ok_or_else(|| {
                 let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
-                format!("expected one of {}", names.join(", "))
+                let (last, rest) = names.split_last().expect("there are policies");
+                format!("expected {} or {last}", rest.join(", "))
             })
     }
 }

@@ -268,6 +268,6 @@ mod tests {
             .setup()
             .unwrap_err()
             .to_string()
-            .contains("expected `random`, `handcrafted`, `handcrafted-v2`, `decoy` or `mixed`"));
+            .contains("expected `random`, `handcrafted`, `handcrafted-v2`, `decoy`, `mixed`, `structured` or `wide`"));
     }
 }
