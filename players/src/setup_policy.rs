@@ -26,8 +26,8 @@
 //! `structured` draws a human-looking army whose style is itself drawn per
 //! army, so that no one arrangement is the family: the Flag on the back row
 //! or (one army in five) the second, with one to all of its neighbours
-//! bombed; the other Bombs scattered over rows 0-2, in front of the lakes
-//! (the lanes' ends), or one or two on the front row as a bluff; the
+//! bombed; the other Bombs scattered over rows 0-2, one or two of them on
+//! the front-row squares behind the lakes or as a bluff on the open ones; the
 //! officers (Marshal, General, Colonels) forward, back or anywhere; the
 //! Scouts on the open front squares or anywhere; the Spy beside the
 //! General or anywhere; the Miners kept back or anywhere; never walled in.
@@ -210,8 +210,8 @@ impl SetupSource for PairedSetups {
 /// Front-row columns that face open ground rather than a lake.
 const OPEN_FRONT_COLUMNS: [usize; 6] = [0, 1, 4, 5, 8, 9];
 
-/// Front-row squares that face a lake: the ends of the lanes, where a Bomb
-/// closes a lane that only a Miner opens.
+/// Front-row squares behind a lake: reachable only from the side, a place
+/// human players often give a Bomb.
 const LAKE_FRONT: [usize; 4] = [32, 33, 36, 37];
 
 /// A setup being filled: the slots and the pieces still to place.
