@@ -1062,11 +1062,7 @@ mod tests {
             let mut values = Vec::new();
             strings(&toml::Value::Table(toml::from_str(&text).unwrap()), &mut values);
             assert!(!values.iter().any(|v| v.contains("decoy")), "{} names the kept-out family", path.display());
-            if !path.to_string_lossy().contains("ntuple") {
-                let config = TrainConfig::parse(&text).unwrap();
-                assert!(config.game.setups != SetupPolicy::Decoy && config.game.opponent_setups != Some(SetupPolicy::Decoy));
-                read += 1;
-            }
+            read += 1;
         }
         assert!(read > 10, "{read} configs read");
     }
