@@ -11,7 +11,8 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use stratego_baselines::ntuple::speed::{measure, positions};
-use stratego_baselines::ntuple::{train, NTupleNet, TdConfig, TrainConfig, TrainSetups, Trainer};
+use stratego_baselines::ntuple::{train, NTupleNet, TdConfig, TrainConfig, Trainer};
+use stratego_players::setup_policy::SetupPolicy;
 use stratego_engine::Ruleset;
 use stratego_learner::ntuple::{NTupleConfig, NTupleOptions, NTupleRun, Outcome};
 
@@ -83,7 +84,7 @@ fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliError> 
     .map_err(output)?;
     out.flush().map_err(output)?;
     let root = run.root().to_path_buf();
-    let opponent = run.config().evaluation.opponent.clone();
+    let opponent = run.config().eval.opponent.clone();
     let summary = run.train(&NTupleOptions { stop_after: args.start.stop_after, progress: true })?;
     writeln!(
         out,
@@ -156,7 +157,7 @@ pub fn bench(out: &mut impl Write, args: BenchNTupleArgs) -> Result<(), CliError
             seed: args.seed,
             games: net.games + args.train_games,
             layout: net.layout().name.clone(),
-            setups: TrainSetups::Mixed,
+            setups: SetupPolicy::Mixed,
             td: TdConfig {
                 alpha: 0.01,
                 alpha_final: None,

@@ -16,6 +16,7 @@ use stratego_engine::{Layout, Ruleset, State, NUM_ACTIONS};
 use stratego_players::SetupPolicy;
 use stratego_model::{ModelConfig, PRESETS};
 
+use crate::config_keys::{section, Accepts, Key};
 use crate::stage::{frozen_reference, Stage};
 use crate::TrainError;
 
@@ -85,7 +86,7 @@ impl FromStr for Preset {
 }
 
 /// `game.layout` by its name (`compact`, `full`).
-mod setup_name {
+pub(crate) mod setup_name {
     use super::*;
 
     pub fn serialize<S: Serializer>(setups: &SetupPolicy, s: S) -> Result<S::Ok, S::Error> {
@@ -141,98 +142,103 @@ pub struct TrainConfig {
     pub stage: Vec<Stage>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct RunConfig {
-    pub seed: u64,
-    /// Learner iterations (policy versions) to reach; a resumed run stops there too.
-    pub iterations: u64,
-    /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
-    pub device: DeviceName,
-    /// A network checkpoint (from `stratego distill`, or any run's
-    /// `model.safetensors`) that a new run starts from instead of fresh
-    /// weights: its model, layout and rules must be the config's. With
-    /// `pretrain.enabled` (and for `stratego distill`) the imitation starts
-    /// from it: a round of expert iteration, a searching player of this
-    /// network as the teacher (docs/TRAINING.md, "Expert iteration").
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub init: Option<PathBuf>,
-    /// A wall-clock budget: the run stops (with a checkpoint) after the
-    /// first iteration that ends past this many minutes of the run's time
-    /// (`counters.seconds`, its warm start included), even before
-    /// `iterations`. For comparisons at equal wall time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_minutes: Option<f64>,
-    /// Makes the run a function of its seed: the actors play in lockstep
-    /// with the learner, one actor at a time, so the same config and seed
-    /// write the same checkpoints (docs/TRAINING.md, "Reproducible runs").
-    /// Self-play then no longer overlaps learning: slower.
-    pub reproducible: bool,
+section! {
+    pub struct RunConfig in "run" {
+        /// The seed every random draw of the run derives from (the initial weights, the games of
+        /// self-play, of the warm start and of the evaluations, the minibatches).
+        pub seed: u64 = 1, Accepts::Rule("a whole number");
+        /// Learner iterations (policy versions) to reach; a resumed run stops there too.
+        pub iterations: u64 = 100, Accepts::Size(100_000_000);
+        /// `cpu` (the default CPU backend), `flex`, `ndarray` or `wgpu`.
+        pub device: DeviceName = DeviceName::Cpu, Accepts::Rule("`cpu`, `flex`, `ndarray` or `wgpu` (a GPU backend compiled in)");
+        /// A network checkpoint (from `stratego distill`, or any run's
+        /// `model.safetensors`) that a new run starts from instead of fresh
+        /// weights: its model, layout and rules must be the config's. With
+        /// `pretrain.enabled` (and for `stratego distill`) the imitation starts
+        /// from it: a round of expert iteration, a searching player of this
+        /// network as the teacher (docs/TRAINING.md, "Expert iteration").
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub init: Option<PathBuf> = None, Accepts::Rule("a network file of the config's model, layout and piece set (read before a run starts)");
+        /// A wall-clock budget: the run stops (with a checkpoint) after the
+        /// first iteration that ends past this many minutes of the run's time
+        /// (`counters.seconds`, its warm start included), even before
+        /// `iterations`. For comparisons at equal wall time.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_minutes: Option<f64> = None, Accepts::Rule("a number above 0, at most 525600 (a year)");
+        /// Makes the run a function of its seed: the actors play in lockstep
+        /// with the learner, one actor at a time, so the same config and seed
+        /// write the same checkpoints (docs/TRAINING.md, "Reproducible runs").
+        /// Self-play then no longer overlaps learning: slower.
+        pub reproducible: bool = false, Accepts::Rule("`true` or `false`");
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct GameConfig {
-    /// The ruleset, written as its canonical text (`stratego-rules-v1:...`).
-    #[serde(with = "crate::rules_config")]
-    pub rules: Ruleset,
-    /// `compact` (58 planes) or `full` (488).
-    #[serde(with = "layout_name")]
-    pub layout: Layout,
-    /// The setup family of the network's armies (a `setup=` name of the
-    /// player specs: `random`, `handcrafted`, `handcrafted-v2`, `mixed`,
-    /// `structured`, `wide`, ...), in the actors' games, the warm start's
-    /// teacher games and its evaluations.
-    #[serde(with = "setup_name")]
-    pub setups: SetupPolicy,
-    /// Where set, each game deals one army from `setups` and the other from
-    /// this family, either colour (`PairedSetups`): the network plays its
-    /// own recipe against opponents who set up otherwise (issue 49, item 5).
-    #[serde(with = "opponent_setup_name", skip_serializing_if = "Option::is_none")]
-    pub opponent_setups: Option<SetupPolicy>,
+section! {
+    pub struct GameConfig in "game" {
+        /// The ruleset, written as its canonical text (`stratego-rules-v1:...`).
+        #[serde(with = "crate::rules_config")]
+        pub rules: Ruleset = Ruleset::classic(), Accepts::Rule("a ruleset's canonical text, or a `[game.rules]` table of its switches");
+        /// `compact` (58 planes) or `full` (488).
+        #[serde(with = "layout_name")]
+        pub layout: Layout = Layout::Compact, Accepts::Rule("`compact` or `full`");
+        /// The setup family of the network's armies (a `setup=` name of the
+        /// player specs: `random`, `handcrafted`, `handcrafted-v2`, `mixed`,
+        /// `structured`, `wide`, ...), in the actors' games, the warm start's
+        /// teacher games and its evaluations.
+        #[serde(with = "setup_name")]
+        pub setups: SetupPolicy = SetupPolicy::Random, Accepts::Rule("a setup family's name");
+        /// Where set, each game deals one army from `setups` and the other from
+        /// this family, either colour (`PairedSetups`): the network plays its
+        /// own recipe against opponents who set up otherwise (issue 49, item 5).
+        #[serde(with = "opponent_setup_name", skip_serializing_if = "Option::is_none")]
+        pub opponent_setups: Option<SetupPolicy> = None, Accepts::Rule("a setup family's name; unset: both armies from `setups`");
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ModelChoice {
-    /// `tiny`, `small` or `ataraxos`.
-    pub preset: Preset,
+section! {
+    pub struct ModelChoice in "model" {
+        /// The network's size: `tiny`, `small` or `ataraxos`.
+        pub preset: Preset = Preset::Small, Accepts::Rule("`tiny`, `small` or `ataraxos`");
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SelfPlayConfig {
-    pub actors: usize,
-    pub games_per_actor: usize,
-    /// Sampling temperature of both seats (1 = the policy as it is).
-    pub temperature: f32,
-    /// Largest batch the inference service runs at once.
-    pub max_inference_batch: usize,
-    /// Finished games the channel holds before actors block.
-    pub channel_capacity: usize,
-    /// Decisions made by a policy more than this many versions old are dropped.
-    pub max_staleness: u64,
-    /// Fixed players (specs: `greedy`, `expectimax:depth=1`, `net:PATH` of
-    /// a past checkpoint, ...) the network meets in a share of its games ...
-    pub opponents: Vec<String>,
-    /// ... `opponent_share` of them, drawn per game (the opponent and its
-    /// seat uniformly); only the network's seat gives decisions. 0 is pure
-    /// self-play, the reference's recipe.
-    pub opponent_share: f64,
-    /// Past selves: every `pool_every` iterations the network joins a pool
-    /// of at most `pool_size` past versions (the newest; 0: no pool) ...
-    pub pool_size: usize,
-    pub pool_every: u64,
-    /// ... which the network meets in `pool_share` of its games, drawn per
-    /// game, the k-th newest version with a chance in proportion to 1/k
-    /// (`stratego_selfplay::Pool`). Beside `opponent_share`: the two add up
-    /// to at most 1.
-    pub pool_share: f64,
-    /// Paces the actors: each plays rounds of about one iteration's steps,
-    /// granted while the learner wants decisions, plus one round ahead, so
-    /// that the games waiting for the learner are recent (docs/TRAINING.md,
-    /// "Paced actors"). Off: they play as fast as inference lets them.
-    pub paced: bool,
+section! {
+    pub struct SelfPlayConfig in "selfplay" {
+        /// Actor threads, each playing its games in lockstep batches.
+        pub actors: usize = 2, Accepts::Size(256);
+        /// Games each actor keeps in flight.
+        pub games_per_actor: usize = 64, Accepts::Size(65_536);
+        /// Sampling temperature of both seats (1 = the policy as it is).
+        pub temperature: f32 = 1.0, Accepts::NonNegative;
+        /// Largest batch the inference service runs at once.
+        pub max_inference_batch: usize = 4096, Accepts::Size(65_536);
+        /// Finished games the channel holds before actors block.
+        pub channel_capacity: usize = 256, Accepts::Size(1_048_576);
+        /// Decisions made by a policy more than this many versions old are dropped.
+        pub max_staleness: u64 = 4, Accepts::Rule("a whole number");
+        /// Fixed players (specs: `greedy`, `expectimax:depth=1`, `net:PATH` of
+        /// a past checkpoint, a field such as `ucc-field`, ...) the network
+        /// meets in `opponent_share` of its games.
+        pub opponents: Vec<String> = Vec::new(), Accepts::Rule("player specs that can play the run's rules");
+        /// The share of games against `opponents`, drawn per game (the opponent
+        /// and its seat uniformly); only the network's seat gives decisions. 0
+        /// is pure self-play, the reference's recipe; above 0 needs `opponents`.
+        pub opponent_share: f64 = 0.0, Accepts::Unit;
+        /// Past selves: every `pool_every` iterations the network joins a pool
+        /// of at most this many past versions (the newest; 0: no pool).
+        pub pool_size: usize = 0, Accepts::AtMost(MAX_POOL as u64);
+        /// Iterations between two past selves joining the pool.
+        pub pool_every: u64 = 10, Accepts::Size(100_000_000);
+        /// The share of games against the pool, drawn per game, the k-th newest
+        /// version with a chance in proportion to 1/k (`stratego_selfplay::Pool`);
+        /// with `opponent_share` at most 1, and above 0 only with a pool.
+        pub pool_share: f64 = 0.0, Accepts::Unit;
+        /// Paces the actors: each plays rounds of about one iteration's steps,
+        /// granted while the learner wants decisions, plus one round ahead, so
+        /// that the games waiting for the learner are recent (docs/TRAINING.md,
+        /// "Paced actors"). Off: they play as fast as inference lets them.
+        pub paced: bool = false, Accepts::Rule("`true` or `false`");
+    }
 }
 
 /// `clip(c / (t + 1)^k, floor, ceiling)` of the iteration t.
@@ -251,53 +257,65 @@ impl PowerSchedule {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LearnerConfig {
-    /// Decisions gathered per iteration (before advantage filtering).
-    pub samples_per_iteration: usize,
-    pub minibatch: usize,
-    pub epochs: usize,
-    /// TD(lambda) of the win/draw/loss value targets.
-    pub td_lambda: f32,
-    /// The hand-written leaf's share of every value target, in [0, 1], in
-    /// the warm start and in RL (`targets::with_leaf`: distillation from
-    /// the leaf that `netrollout` scores with). 0, the default, is the
-    /// results alone.
-    pub leaf_target: f32,
-    /// GAE lambda of the advantages on P(win) - P(loss) + draw_score P(draw).
-    pub gae_lambda: f32,
-    /// The worth of a draw to both players in the advantages, in [-1, 1] (a
-    /// win 1, a loss -1; the reference's 0). Below 0, a draw is worse than
-    /// nothing, against a policy that shuffles to the battleless cap. The
-    /// value targets are not changed.
-    pub draw_score: f32,
-    /// Keep samples with |A| at or above this quantile of |A| ...
-    pub keep_quantile: f32,
-    /// ... and at least this large.
-    pub min_advantage: f32,
-    pub ppo_clip: f32,
-    /// Weight of KL(pi || behaviour).
-    pub behaviour_kl: f32,
-    pub value_weight: f32,
-    /// Weight of the belief cross-entropy on hidden opponent squares.
-    pub belief_weight: f32,
-    /// Global gradient-norm clip (as torch's clip_grad_norm_).
-    pub grad_clip: f32,
-    pub weight_decay: f32,
-    pub ema_decay: f32,
-    pub lr: PowerSchedule,
-    /// tau_t, the weight of KL(pi || magnet); the magnet is uniform over legal actions.
-    pub magnet: PowerSchedule,
-    /// A policy entropy to hold (nats; 0, the reference's, leaves the magnet
-    /// to its schedule). Above 0 the magnet weight is not the schedule's:
-    /// each iteration it is `entropy_gain` times how far the last
-    /// iteration's mean entropy fell short of this, clamped to the
-    /// schedule's [floor, ceiling], so the magnet pushes only while the
-    /// policy is collapsing (docs/JOURNAL.md, "Four hours").
-    pub entropy_target: f32,
-    /// The magnet weight per nat of entropy short of `entropy_target`.
-    pub entropy_gain: f32,
+/// A schedule's parts: finite, `>= 0`, `floor <= ceiling`.
+const SCHEDULE: Accepts = Accepts::Rule("`{ c, k, floor, ceiling }`, each finite and >= 0, with floor <= ceiling");
+
+section! {
+    /// The learner's coefficients, with the reference's values as defaults
+    /// (shared/reference/ataraxos.md, section 5).
+    pub struct LearnerConfig in "learner" {
+        /// Decisions gathered per iteration (before advantage filtering).
+        pub samples_per_iteration: usize = 16384, Accepts::Size(16_777_216);
+        /// Samples per gradient step.
+        pub minibatch: usize = 400, Accepts::Size(65_536);
+        /// Passes over an iteration's samples.
+        pub epochs: usize = 1, Accepts::Size(1_000);
+        /// TD(lambda) of the win/draw/loss value targets.
+        pub td_lambda: f32 = 0.8, Accepts::Unit;
+        /// The hand-written leaf's share of every value target, in the warm
+        /// start and in RL (`targets::with_leaf`: distillation from the leaf
+        /// that `netrollout` scores with). 0, the default, is the results alone.
+        pub leaf_target: f32 = 0.0, Accepts::Unit;
+        /// GAE lambda of the advantages on P(win) - P(loss) + draw_score P(draw).
+        pub gae_lambda: f32 = 0.5, Accepts::Unit;
+        /// The worth of a draw to both players in the advantages (a win 1, a
+        /// loss -1; the reference's 0). Below 0, a draw is worse than nothing,
+        /// against a policy that shuffles to the battleless cap. The value
+        /// targets are not changed.
+        pub draw_score: f32 = 0.0, Accepts::Score;
+        /// Keep samples with |A| at or above this quantile of |A| (and at
+        /// least `min_advantage`).
+        pub keep_quantile: f32 = 0.75, Accepts::Unit;
+        /// The smallest |A| a kept sample has, beside `keep_quantile`.
+        pub min_advantage: f32 = 0.01, Accepts::NonNegative;
+        /// PPO's clip of the probability ratio.
+        pub ppo_clip: f32 = 0.2, Accepts::OpenUnit;
+        /// Weight of KL(pi || behaviour).
+        pub behaviour_kl: f32 = 0.1, Accepts::NonNegative;
+        /// Weight of the value loss.
+        pub value_weight: f32 = 1.0, Accepts::NonNegative;
+        /// Weight of the belief cross-entropy on hidden opponent squares.
+        pub belief_weight: f32 = 1.0, Accepts::NonNegative;
+        /// Global gradient-norm clip (as torch's clip_grad_norm_).
+        pub grad_clip: f32 = 0.267, Accepts::Positive;
+        /// AdamW's decoupled weight decay.
+        pub weight_decay: f32 = 0.0, Accepts::NonNegative;
+        /// Decay of the exponential moving average of the weights.
+        pub ema_decay: f32 = 0.999, Accepts::Unit;
+        /// The learning rate's schedule.
+        pub lr: PowerSchedule = PowerSchedule { c: 0.5, k: 1.1, floor: 5e-6, ceiling: 1e-4 }, SCHEDULE;
+        /// tau_t, the weight of KL(pi || magnet); the magnet is uniform over legal actions.
+        pub magnet: PowerSchedule = PowerSchedule { c: 0.05, k: 0.3, floor: 0.001, ceiling: 0.1 }, SCHEDULE;
+        /// A policy entropy to hold (nats; 0, the reference's, leaves the magnet
+        /// to its schedule). Above 0 the magnet weight is not the schedule's:
+        /// each iteration it is `entropy_gain` times how far the last
+        /// iteration's mean entropy fell short of this, clamped to the
+        /// schedule's [floor, ceiling], so the magnet pushes only while the
+        /// policy is collapsing (docs/JOURNAL.md, "Four hours").
+        pub entropy_target: f32 = 0.0, Accepts::NonNegative;
+        /// The magnet weight per nat of entropy short of `entropy_target`.
+        pub entropy_gain: f32 = 0.02, Accepts::NonNegative;
+    }
 }
 
 impl LearnerConfig {
@@ -312,71 +330,61 @@ impl LearnerConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct CheckpointConfig {
-    /// Iterations between checkpoints (the last iteration always writes one).
-    pub every: u64,
-    /// Checkpoints kept; older ones are deleted.
-    pub keep: usize,
+section! {
+    pub struct CheckpointConfig in "checkpoint" {
+        /// Iterations between checkpoints (the last iteration always writes one).
+        pub every: u64 = 100, Accepts::Size(100_000_000);
+        /// Checkpoints kept; older ones are deleted.
+        pub keep: usize = 5, Accepts::Size(100_000);
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct EvalConfig {
-    /// Iterations between evaluations (0 disables them).
-    pub every: u64,
-    /// Games per opponent (played in colour-swapped pairs).
-    pub games: u32,
-    pub opponents: Vec<String>,
+section! {
+    /// Its keys are checked when evaluations run (`every` above 0).
+    pub struct EvalConfig in "eval" {
+        /// Iterations between evaluations (0 turns them off).
+        pub every: u64 = 100, Accepts::Rule("a whole number; 0: no evaluations");
+        /// Games per opponent, played in colour-swapped pairs: an even number.
+        pub games: u32 = 20, Accepts::Size(1_000_000);
+        /// The players the network is evaluated against (any player spec; the
+        /// network draws its setups with `game.setups`, the opponents with their
+        /// own `setup=` option).
+        pub opponents: Vec<String> = vec!["random".into(), "greedy".into()], Accepts::Rule("player specs");
+    }
 }
 
-/// The warm start by imitation (`distill.rs`): supervised training of the
-/// policy, value and belief heads on games of a teacher player, before RL.
-/// `stratego distill` uses this section whether or not `enabled` is set.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct PretrainConfig {
-    /// Pretrain when `stratego train` starts a run that has no checkpoint
-    /// yet; the result is the run's first checkpoint (and `pretrain.safetensors`).
-    pub enabled: bool,
-    /// The teacher, a player spec (`greedy`, `expectimax:depth=2`,
-    /// `ntuple:registrations/ntuple-td.safetensors`, `net:PATH`).
-    pub teacher: String,
-    /// Teacher games to play (the held-out ones included).
-    pub games: usize,
-    /// Passes over the training decisions.
-    pub epochs: usize,
-    /// Minibatch size.
-    pub batch: usize,
-    /// AdamW's learning rate, constant (the optimizer is the learner's:
-    /// `learner.weight_decay`, `learner.grad_clip`; the loss weighs value
-    /// and belief by `learner.value_weight` and `learner.belief_weight`).
-    pub lr: f64,
-    /// Share of the games held out of training, to measure teacher
-    /// agreement and value loss on games the network has not seen.
-    pub holdout: f64,
-    /// Players the teacher also meets (specs); only the teacher's moves are
-    /// learned from in those games.
-    pub opponents: Vec<String>,
-    /// Share of the games played against `opponents` (the rest are the
-    /// teacher against itself).
-    pub opponent_share: f64,
-}
-
-impl Default for PretrainConfig {
-    fn default() -> Self {
-        PretrainConfig {
-            enabled: false,
-            teacher: "greedy".into(),
-            games: 500,
-            epochs: 2,
-            batch: 64,
-            lr: 1e-3,
-            holdout: 0.05,
-            opponents: Vec::new(),
-            opponent_share: 0.0,
-        }
+section! {
+    /// The warm start by imitation (`distill.rs`): supervised training of the
+    /// policy, value and belief heads on games of a teacher player, before RL.
+    /// `stratego distill` uses this section whether or not `enabled` is set.
+    pub struct PretrainConfig in "pretrain" {
+        /// Pretrain when `stratego train` starts a run that has no checkpoint
+        /// yet; the result is the run's first checkpoint (and `pretrain.safetensors`).
+        pub enabled: bool = false, Accepts::Rule("`true` or `false`");
+        /// The teacher, a player spec (`greedy`, `expectimax:depth=2`,
+        /// `ntuple:registrations/ntuple-td.safetensors`, `net:PATH`).
+        pub teacher: String = "greedy".into(), Accepts::Rule("a player spec");
+        /// Teacher games to play (the held-out ones included).
+        pub games: usize = 500, Accepts::Size(10_000_000);
+        /// Passes over the training decisions.
+        pub epochs: usize = 2, Accepts::Size(1_000);
+        /// Minibatch size.
+        pub batch: usize = 64, Accepts::Size(65_536);
+        /// AdamW's learning rate, constant (the optimizer is the learner's:
+        /// `learner.weight_decay`, `learner.grad_clip`; the loss weighs value
+        /// and belief by `learner.value_weight` and `learner.belief_weight`).
+        /// 0 is allowed: the control run of a test that learning shows.
+        pub lr: f64 = 1e-3, Accepts::NonNegative;
+        /// Share of the games held out of training, to measure teacher
+        /// agreement and value loss on games the network has not seen; at
+        /// least one game must be left to train on.
+        pub holdout: f64 = 0.05, Accepts::UnitBelowOne;
+        /// Players the teacher also meets (specs); only the teacher's moves are
+        /// learned from in those games.
+        pub opponents: Vec<String> = Vec::new(), Accepts::Rule("player specs that can play the run's rules");
+        /// Share of the games played against `opponents` (the rest are the
+        /// teacher against itself); above 0 needs `opponents`.
+        pub opponent_share: f64 = 0.0, Accepts::Unit;
     }
 }
 
@@ -387,111 +395,31 @@ impl PretrainConfig {
     }
 }
 
-impl Default for RunConfig {
-    fn default() -> Self {
-        RunConfig {
-            seed: 1,
-            iterations: 100,
-            device: DeviceName::Cpu,
-            init: None,
-            max_minutes: None,
-            reproducible: false,
-        }
-    }
+/// Every key of the config, section by section, in the file's order.
+pub fn keys() -> impl Iterator<Item = &'static Key> {
+    [
+        RunConfig::KEYS,
+        GameConfig::KEYS,
+        ModelChoice::KEYS,
+        SelfPlayConfig::KEYS,
+        LearnerConfig::KEYS,
+        CheckpointConfig::KEYS,
+        EvalConfig::KEYS,
+        PretrainConfig::KEYS,
+    ]
+    .into_iter()
+    .flatten()
 }
 
-impl Default for GameConfig {
-    fn default() -> Self {
-        GameConfig { rules: Ruleset::classic(), layout: Layout::Compact, setups: SetupPolicy::Random, opponent_setups: None }
-    }
+/// The range every size key accepts (`Accepts::Size` in the key table).
+pub fn size_bounds() -> Vec<(&'static str, u64)> {
+    keys()
+        .filter_map(|k| match k.accepts {
+            Accepts::Size(max) => Some((k.path, max)),
+            _ => None,
+        })
+        .collect()
 }
-
-impl Default for ModelChoice {
-    fn default() -> Self {
-        ModelChoice { preset: Preset::Small }
-    }
-}
-
-impl Default for SelfPlayConfig {
-    fn default() -> Self {
-        SelfPlayConfig {
-            actors: 2,
-            games_per_actor: 64,
-            temperature: 1.0,
-            max_inference_batch: 4096,
-            channel_capacity: 256,
-            max_staleness: 4,
-            opponents: Vec::new(),
-            opponent_share: 0.0,
-            pool_size: 0,
-            pool_every: 10,
-            pool_share: 0.0,
-            paced: false,
-        }
-    }
-}
-
-impl Default for LearnerConfig {
-    /// The reference values (shared/reference/ataraxos.md, section 5).
-    fn default() -> Self {
-        LearnerConfig {
-            samples_per_iteration: 16384,
-            minibatch: 400,
-            epochs: 1,
-            td_lambda: 0.8,
-            leaf_target: 0.0,
-            gae_lambda: 0.5,
-            draw_score: 0.0,
-            keep_quantile: 0.75,
-            min_advantage: 0.01,
-            ppo_clip: 0.2,
-            behaviour_kl: 0.1,
-            value_weight: 1.0,
-            belief_weight: 1.0,
-            grad_clip: 0.267,
-            weight_decay: 0.0,
-            ema_decay: 0.999,
-            lr: PowerSchedule { c: 0.5, k: 1.1, floor: 5e-6, ceiling: 1e-4 },
-            magnet: PowerSchedule { c: 0.05, k: 0.3, floor: 0.001, ceiling: 0.1 },
-            entropy_target: 0.0,
-            entropy_gain: 0.02,
-        }
-    }
-}
-
-impl Default for CheckpointConfig {
-    fn default() -> Self {
-        CheckpointConfig { every: 100, keep: 5 }
-    }
-}
-
-impl Default for EvalConfig {
-    fn default() -> Self {
-        EvalConfig { every: 100, games: 20, opponents: vec!["random".into(), "greedy".into()] }
-    }
-}
-
-/// The range every size key accepts, one table for all of them: below 1 a
-/// run cannot make progress, and past the upper bound it would not finish
-/// an iteration in any sensible time (or would exhaust memory) instead of
-/// failing at parse time. docs/TRAINING.md lists them (a drift test checks).
-pub const SIZE_BOUNDS: &[(&str, u64)] = &[
-    ("run.iterations", 100_000_000),
-    ("selfplay.actors", 256),
-    ("selfplay.games_per_actor", 65_536),
-    ("selfplay.max_inference_batch", 65_536),
-    ("selfplay.channel_capacity", 1_048_576),
-    ("selfplay.pool_every", 100_000_000),
-    ("learner.samples_per_iteration", 16_777_216),
-    ("learner.minibatch", 65_536),
-    ("learner.epochs", 1_000),
-    ("checkpoint.every", 100_000_000),
-    ("checkpoint.keep", 100_000),
-    ("pretrain.games", 10_000_000),
-    ("pretrain.epochs", 1_000),
-    ("pretrain.batch", 65_536),
-    ("eval.games", 1_000_000),
-];
 
 /// The most past selves a pool keeps (each is a network in memory).
 pub const MAX_POOL: usize = 64;
@@ -560,23 +488,42 @@ pub fn memory_limit() -> Option<MemoryLimit> {
     [machine, container, address_space].into_iter().flatten().min_by_key(|l| l.bytes)
 }
 
-/// docs/TRAINING.md's table of [`SIZE_BOUNDS`].
-pub fn size_bounds_markdown() -> String {
-    let mut text = String::from("| key | accepted |\n|---|---|\n");
-    for (key, max) in SIZE_BOUNDS {
-        text.push_str(&format!("| `{key}` | 1 to {max} |\n"));
+/// docs/TRAINING.md's table of every key: its default, what it accepts and
+/// what it means, all from the key table (`config_keys`).
+pub fn keys_markdown() -> String {
+    let defaults = toml::Table::try_from(TrainConfig::default()).expect("the defaults serialize");
+    let mut text = String::from("| key | default | accepts | meaning |\n|---|---|---|---|\n");
+    for key in keys() {
+        let (section, name) = key.path.split_once('.').expect("section.key");
+        let default = defaults
+            .get(section)
+            .and_then(|t| t.get(name))
+            .map_or("unset".to_string(), |v| format!("`{}`", shown(v).replace('|', "\\|")));
+        let cell = |t: String| t.replace('|', "\\|");
+        text.push_str(&format!(
+            "| `{}` | {default} | {} | {} |\n",
+            key.path,
+            cell(key.accepts.words()),
+            cell(key.doc())
+        ));
     }
     text
 }
 
-/// `value` within `key`'s bounds in [`SIZE_BOUNDS`].
-fn check_size(key: &str, value: u64) -> Result<(), TrainError> {
-    let max = SIZE_BOUNDS.iter().find(|(k, _)| *k == key).map(|&(_, m)| m).expect("every size key has a bound");
-    if (1..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(invalid(key, format!("{value} is not in 1..={max}")))
+/// A default as the docs show it: an `f32` key's value as written (`0.8`),
+/// not widened as TOML writes it (`0.800000011920929`).
+fn shown(value: &toml::Value) -> String {
+    match value {
+        toml::Value::Float(v) if f64::from(*v as f32) == *v => format!("{:?}", *v as f32),
+        other => other.to_string(),
     }
+}
+
+/// `value` within `key`'s bound (`Accepts::Size` in the key table).
+#[cfg(test)]
+fn check_size(key: &str, value: u64) -> Result<(), TrainError> {
+    let max = size_bounds().into_iter().find(|(k, _)| *k == key).map(|(_, m)| m).expect("every size key has a bound");
+    Accepts::Size(max).check(key, &value)
 }
 
 fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
@@ -706,57 +653,19 @@ impl TrainConfig {
     /// The checks of one config's own values, its stages aside: what
     /// [`Self::validate`] checks of the base and of each stage's config.
     fn validate_values(&self) -> Result<(), TrainError> {
-        let size = |key: &str, value: u64| check_size(key, value);
-        size("run.iterations", self.run.iterations)?;
-        size("selfplay.actors", self.selfplay.actors as u64)?;
-        size("selfplay.games_per_actor", self.selfplay.games_per_actor as u64)?;
-        size("selfplay.max_inference_batch", self.selfplay.max_inference_batch as u64)?;
-        size("selfplay.channel_capacity", self.selfplay.channel_capacity as u64)?;
-        size("selfplay.pool_every", self.selfplay.pool_every)?;
-        size("learner.samples_per_iteration", self.learner.samples_per_iteration as u64)?;
-        size("learner.minibatch", self.learner.minibatch as u64)?;
-        size("learner.epochs", self.learner.epochs as u64)?;
-        size("checkpoint.every", self.checkpoint.every)?;
-        size("checkpoint.keep", self.checkpoint.keep as u64)?;
-        size("pretrain.games", self.pretrain.games as u64)?;
-        size("pretrain.epochs", self.pretrain.epochs as u64)?;
-        size("pretrain.batch", self.pretrain.batch as u64)?;
+        // Each key within what the key table says it accepts; an
+        // evaluation's keys only where evaluations run.
+        self.run.check_keys()?;
+        self.game.check_keys()?;
+        self.model.check_keys()?;
+        self.selfplay.check_keys()?;
+        self.learner.check_keys()?;
+        self.checkpoint.check_keys()?;
         if self.eval.every > 0 {
-            size("eval.games", self.eval.games as u64)?;
+            self.eval.check_keys()?;
         }
+        self.pretrain.check_keys()?;
         let l = &self.learner;
-        // Each number with the range it must lie in, and how the error says it.
-        type Range = (fn(f32) -> bool, &'static str);
-        let unit: Range = (|v| (0.0..=1.0).contains(&v), "is not in [0, 1]");
-        let non_negative: Range = (|v| v.is_finite() && v >= 0.0, "must be a finite number >= 0");
-        let score: Range = (|v| (-1.0..=1.0).contains(&v), "is not in [-1, 1]");
-        let ranges = [
-            ("learner.td_lambda", l.td_lambda, unit),
-            ("learner.leaf_target", l.leaf_target, unit),
-            ("learner.draw_score", l.draw_score, score),
-            ("learner.gae_lambda", l.gae_lambda, unit),
-            ("learner.keep_quantile", l.keep_quantile, unit),
-            ("learner.ema_decay", l.ema_decay, unit),
-            ("learner.min_advantage", l.min_advantage, non_negative),
-            ("learner.behaviour_kl", l.behaviour_kl, non_negative),
-            ("learner.value_weight", l.value_weight, non_negative),
-            ("learner.belief_weight", l.belief_weight, non_negative),
-            ("learner.weight_decay", l.weight_decay, non_negative),
-            ("learner.entropy_target", l.entropy_target, non_negative),
-            ("learner.entropy_gain", l.entropy_gain, non_negative),
-            ("selfplay.temperature", self.selfplay.temperature, non_negative),
-        ];
-        for (key, v, (ok, why)) in ranges {
-            if !ok(v) {
-                return Err(invalid(key, format!("{v} {why}")));
-            }
-        }
-        if !(l.ppo_clip > 0.0 && l.ppo_clip < 1.0) {
-            return Err(invalid("learner.ppo_clip", format!("{} is not in (0, 1)", l.ppo_clip)));
-        }
-        if !(l.grad_clip > 0.0 && l.grad_clip.is_finite()) {
-            return Err(invalid("learner.grad_clip", format!("{} must be > 0", l.grad_clip)));
-        }
         for (key, s) in [("learner.lr", &l.lr), ("learner.magnet", &l.magnet)] {
             let ok = [s.c, s.k, s.floor, s.ceiling].iter().all(|v| v.is_finite() && *v >= 0.0) && s.floor <= s.ceiling;
             if !ok {
@@ -899,13 +808,6 @@ impl TrainConfig {
     fn validate_pretrain(&self) -> Result<(), TrainError> {
         let p = &self.pretrain;
         stratego_roster::players().parse(&p.teacher).map_err(|e| invalid("pretrain.teacher", e))?;
-        // 0 is allowed: the control run of a test that learning shows.
-        if !(p.lr.is_finite() && p.lr >= 0.0) {
-            return Err(invalid("pretrain.lr", format!("{} must be a finite number >= 0", p.lr)));
-        }
-        if !(0.0..1.0).contains(&p.holdout) {
-            return Err(invalid("pretrain.holdout", format!("{} is not in [0, 1)", p.holdout)));
-        }
         if p.games == 0 || p.holdout_games() >= p.games {
             return Err(invalid(
                 "pretrain.games",
@@ -919,12 +821,6 @@ impl TrainConfig {
     /// the fixed opponents' share, and a pool to draw from when it is used.
     fn validate_pool(&self) -> Result<(), TrainError> {
         let s = &self.selfplay;
-        if s.pool_size > MAX_POOL {
-            return Err(invalid("selfplay.pool_size", format!("{} is above {MAX_POOL}", s.pool_size)));
-        }
-        if !(0.0..=1.0).contains(&s.pool_share) {
-            return Err(invalid("selfplay.pool_share", format!("{} is not in [0, 1]", s.pool_share)));
-        }
         if s.pool_share > 0.0 && s.pool_size == 0 {
             return Err(invalid("selfplay.pool_share", "is above 0 but `selfplay.pool_size` is 0"));
         }
@@ -946,9 +842,6 @@ impl TrainConfig {
             players.parse(spec).map_err(|e| invalid(&key, e))?;
         }
         let share_key = format!("{section}.opponent_share");
-        if !(0.0..=1.0).contains(&share) {
-            return Err(invalid(&share_key, format!("{share} is not in [0, 1]")));
-        }
         if share > 0.0 && opponents.is_empty() {
             return Err(invalid(&share_key, format!("is above 0 but `{key}` is empty")));
         }
@@ -960,15 +853,43 @@ impl TrainConfig {
 mod tests {
     use super::*;
 
-    /// docs/TRAINING.md lists [`SIZE_BOUNDS`] as defined (`UPDATE_TRAINING_DOCS=1` rewrites it).
+    /// docs/TRAINING.md lists every key of the key table as defined
+    /// (`UPDATE_TRAINING_DOCS=1` rewrites it).
     #[test]
-    fn docs_list_the_size_bounds() {
+    fn docs_list_every_key() {
         const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/TRAINING.md");
-        const BEGIN: &str = "<!-- BEGIN GENERATED SIZE BOUNDS (cargo test -p stratego-learner config) -->\n";
-        const END: &str = "<!-- END GENERATED SIZE BOUNDS -->";
+        const BEGIN: &str = "<!-- BEGIN GENERATED CONFIG KEYS (cargo test -p stratego-learner config) -->\n";
+        const END: &str = "<!-- END GENERATED CONFIG KEYS -->";
         let test = "cargo test -p stratego-learner config";
-        stratego_engine::generated_docs::check(DOC, BEGIN, END, &size_bounds_markdown(), "UPDATE_TRAINING_DOCS", test)
+        stratego_engine::generated_docs::check(DOC, BEGIN, END, &keys_markdown(), "UPDATE_TRAINING_DOCS", test)
             .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// The key table is the config: every key a config file holds is in
+    /// it (and in no other order), each with its documentation.
+    #[test]
+    fn the_key_table_holds_every_key_with_its_doc() {
+        let mut config = TrainConfig::default();
+        // The keys written only when set.
+        config.run.init = Some("x.safetensors".into());
+        config.run.max_minutes = Some(1.0);
+        config.game.opponent_setups = Some(SetupPolicy::Wide);
+        let written = toml::Table::try_from(&config).unwrap();
+        let mut paths = Vec::new();
+        for (section, table) in &written {
+            for key in table.as_table().unwrap().keys() {
+                paths.push(format!("{section}.{key}"));
+            }
+        }
+        let mut table: Vec<String> = keys().map(|k| k.path.to_string()).collect();
+        paths.sort();
+        table.sort();
+        assert_eq!(paths, table);
+        for key in keys() {
+            assert!(key.doc().len() > 10 && key.doc().ends_with(['.', ')']), "{}: {:?}", key.path, key.doc());
+        }
+        let words = keys().find(|k| k.path == "run.max_minutes").unwrap().accepts.words();
+        assert!(words.contains(&MAX_MINUTES.to_string()), "{words}");
     }
 
     #[test]
@@ -982,7 +903,7 @@ mod tests {
             let err = TrainConfig::parse(text).unwrap_err().to_string();
             assert!(err.contains(key) && !err.contains('\n'), "{text}: {err}");
         }
-        for (key, _) in SIZE_BOUNDS {
+        for (key, _) in size_bounds() {
             assert!(check_size(key, 0).is_err() && check_size(key, 1).is_ok(), "{key}");
         }
     }

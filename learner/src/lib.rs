@@ -16,6 +16,7 @@
 pub mod bench;
 pub mod collect;
 pub mod config;
+pub mod config_keys;
 pub mod curves;
 pub mod diagnostics;
 pub mod distill;

@@ -25,7 +25,7 @@ pub use file::TableFileError;
 pub use layout::Layout;
 pub use net::NTupleNet;
 pub use player::{NTupleFactory, NTuplePlayer};
-pub use train::{train, GameStats, NTupleTrainError, TdConfig, TrainConfig, TrainSetups, Trainer};
+pub use train::{train, GameStats, NTupleTrainError, TdConfig, TrainConfig, Trainer};
 
 /// Expectimax leaves valued by the tables are scaled by this (the hand-written
 /// evaluation's material scale is a few hundred to a few thousand; terminal

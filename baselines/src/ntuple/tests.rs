@@ -9,6 +9,7 @@ use stratego_engine::{Board, Color, Piece, Position, Ruleset, Square, State};
 
 use super::alphabet::*;
 use super::net::NTupleNet;
+use stratego_players::setup_policy::SetupPolicy;
 use super::*;
 use stratego_players::player::AgentRng;
 use stratego_players::view::{public_history, InfoView};
@@ -350,7 +351,7 @@ fn tiny_config(games: u64) -> TrainConfig {
         seed: 7,
         games,
         layout: "lines2+material".into(),
-        setups: TrainSetups::Mixed,
+        setups: SetupPolicy::Mixed,
         td: TdConfig {
             alpha: 0.2,
             alpha_final: Some(0.1),

@@ -60,46 +60,31 @@ pub const TRACE_CUTOFF: f64 = 1e-3;
 /// The longest trace kept, in afterstates.
 pub const MAX_TRACE: usize = 200;
 
-/// The learning settings (the `[td]` table of a training config).
+/// The learning settings (the `[td]` table of a training config). Keys are
+/// snake_case, as in the network trainer's configs; the kebab-case of the
+/// first n-tuple configs (`epsilon-final`) is still read.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(deny_unknown_fields)]
 pub struct TdConfig {
     /// Step size: the share of the (squash-scaled) TD error one update removes.
     pub alpha: f64,
-    #[serde(default)]
+    #[serde(default, alias = "alpha-final")]
     pub alpha_final: Option<f64>,
     /// Trace decay, 0 (TD(0)) to 0.99.
     pub lambda: f64,
-    #[serde(default)]
+    #[serde(default, alias = "lambda-final")]
     pub lambda_final: Option<f64>,
     /// Probability of a random exploratory move.
     pub epsilon: f64,
-    #[serde(default)]
+    #[serde(default, alias = "epsilon-final")]
     pub epsilon_final: Option<f64>,
     /// Beal & Smith's temporal-coherence step sizes.
-    #[serde(default)]
+    #[serde(default, alias = "temporal-coherence")]
     pub temporal_coherence: bool,
     /// The target of both players' last afterstates after a draw (0: the
     /// value of a draw; below 0 makes both sides avoid draws, a contempt).
-    #[serde(default)]
+    #[serde(default, alias = "draw-value")]
     pub draw_value: f64,
-}
-
-/// Where the setups of the self-play games come from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TrainSetups {
-    /// Uniform random setups.
-    #[default]
-    Random,
-    /// The handcrafted recipe (`setup_policy`), first version: every
-    /// recorded run replays with it.
-    Handcrafted,
-    /// The handcrafted recipe that never walls a piece in.
-    HandcraftedV2,
-    /// Each side draws uniform random or handcrafted (first version), with
-    /// even odds.
-    Mixed,
 }
 
 /// Everything a training run depends on.
@@ -111,7 +96,9 @@ pub struct TrainConfig {
     pub games: u64,
     /// The tuple layout preset.
     pub layout: String,
-    pub setups: TrainSetups,
+    /// Where both armies of each self-play game come from (each drawn
+    /// apart, from the game's generator).
+    pub setups: SetupPolicy,
     pub td: TdConfig,
 }
 
@@ -146,12 +133,12 @@ impl TdConfig {
         let decay = |key: &'static str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
         let chance = |key: &'static str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
         step("td.alpha", self.alpha)?;
-        self.alpha_final.map_or(Ok(()), |v| step("td.alpha-final", v))?;
+        self.alpha_final.map_or(Ok(()), |v| step("td.alpha_final", v))?;
         decay("td.lambda", self.lambda)?;
-        self.lambda_final.map_or(Ok(()), |v| decay("td.lambda-final", v))?;
+        self.lambda_final.map_or(Ok(()), |v| decay("td.lambda_final", v))?;
         chance("td.epsilon", self.epsilon)?;
-        self.epsilon_final.map_or(Ok(()), |v| chance("td.epsilon-final", v))?;
-        check((-1.0..=1.0).contains(&self.draw_value), "td.draw-value", self.draw_value, "expected -1 to 1")
+        self.epsilon_final.map_or(Ok(()), |v| chance("td.epsilon_final", v))?;
+        check((-1.0..=1.0).contains(&self.draw_value), "td.draw_value", self.draw_value, "expected -1 to 1")
     }
 }
 
@@ -241,7 +228,7 @@ impl Trainer {
         }
         if config.td.temporal_coherence != net.coherence().is_some() {
             return Err(NTupleTrainError::Mismatch(
-                "`td.temporal-coherence` differs from the tables (which keep TC accumulators only when it is on)"
+                "`td.temporal_coherence` differs from the tables (which keep temporal-coherence accumulators only when it is on)"
                     .into(),
             ));
         }
@@ -262,21 +249,6 @@ impl Trainer {
 
     pub fn games_played(&self) -> u64 {
         self.net.games
-    }
-
-    fn setup_policy(&self, rng: &mut AgentRng) -> SetupPolicy {
-        match self.config.setups {
-            TrainSetups::Random => SetupPolicy::Random,
-            TrainSetups::Handcrafted => SetupPolicy::Handcrafted,
-            TrainSetups::HandcraftedV2 => SetupPolicy::HandcraftedV2,
-            TrainSetups::Mixed => {
-                if rng.random_bool(0.5) {
-                    SetupPolicy::Handcrafted
-                } else {
-                    SetupPolicy::Random
-                }
-            }
-        }
     }
 
     /// Moves the trace's afterstates (newest first) by the TD error `delta`.
@@ -300,8 +272,8 @@ impl Trainer {
             if lambda <= 0.0 { 1 } else { ((TRACE_CUTOFF.ln() / lambda.ln()).ceil() as usize + 1).clamp(1, MAX_TRACE) };
         let mut rng = AgentRng::seed_from_u64(derive_seed(self.config.seed, index));
         let rules = self.config.rules;
-        let red = self.setup_policy(&mut rng).choose(rules.piece_set, &mut rng);
-        let blue = self.setup_policy(&mut rng).choose(rules.piece_set, &mut rng);
+        let red = self.config.setups.choose(rules.piece_set, &mut rng);
+        let blue = self.config.setups.choose(rules.piece_set, &mut rng);
         let mut state = State::from_setups(rules, &red, &blue).expect("setup policies make valid setups");
         let mut history: Vec<PublicPly> = Vec::new();
         let mut traces: [VecDeque<Visit>; 2] = [VecDeque::new(), VecDeque::new()];

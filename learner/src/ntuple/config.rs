@@ -1,42 +1,54 @@
 //! The n-tuple trainer's config file (docs/NTUPLE.md section 5, "Config
 //! keys"): what a run plays and learns, how often it evaluates, checkpoints
 //! and logs. Unknown keys and invalid values are errors naming the key.
+//!
+//! Spelled as the network trainer's configs are: snake_case keys and the
+//! sections `[eval]` and `[checkpoint]` (one `CheckpointConfig` for both
+//! trainers). The first spellings (`[evaluation]`, `[checkpoints]`,
+//! `epsilon-final`, ...) are still read, so that the run directories and
+//! table notes written before keep resuming; what is written back is the
+//! one spelling.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use stratego_baselines::ntuple::{TdConfig, TrainConfig, TrainSetups};
+use stratego_baselines::ntuple::{TdConfig, TrainConfig};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::PlayerFactory;
 
+use crate::config::CheckpointConfig;
 use crate::TrainError;
 use stratego_engine::Ruleset;
 
 /// A training config file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(deny_unknown_fields)]
 pub struct NTupleConfig {
     pub seed: u64,
     pub games: u64,
     #[serde(default = "default_layout")]
     pub layout: String,
-    #[serde(default)]
-    pub setups: TrainSetups,
+    /// Where both armies of each self-play game come from (a setup family's
+    /// name, as player specs name it).
+    #[serde(with = "crate::config::setup_name", default)]
+    pub setups: SetupPolicy,
     /// The ruleset (`rules_config`: its canonical text, or a `[rules]`
     /// table of its switches).
     #[serde(with = "crate::rules_config", default = "Ruleset::classic")]
     pub rules: Ruleset,
     pub td: TdConfig,
-    pub evaluation: EvaluationConfig,
-    pub checkpoints: CheckpointConfig,
+    #[serde(alias = "evaluation")]
+    pub eval: EvalConfig,
+    #[serde(alias = "checkpoints")]
+    pub checkpoint: CheckpointConfig,
     pub log: LogConfig,
 }
 
 /// Games against an opponent while training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct EvaluationConfig {
+#[serde(deny_unknown_fields)]
+pub struct EvalConfig {
     /// Every this many training games (and at the end); 0 turns evaluation off.
     pub every: u64,
     /// Games per evaluation (even: paired games with the seats swapped).
@@ -47,22 +59,13 @@ pub struct EvaluationConfig {
     /// The opponent's spec.
     #[serde(default = "default_opponent")]
     pub opponent: String,
-    /// The n-tuple player's setup policy (`random` or `handcrafted`).
-    #[serde(default = "default_setup")]
-    pub setup: String,
+    /// The n-tuple player's setup family.
+    #[serde(with = "crate::config::setup_name", default)]
+    pub setup: SetupPolicy,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct CheckpointConfig {
-    /// Every this many games (and at the end).
-    pub every: u64,
-    /// How many to keep.
-    pub keep: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[serde(deny_unknown_fields)]
 pub struct LogConfig {
     /// Games per TensorBoard / metrics.jsonl point (averages over them).
     pub every: u64,
@@ -77,22 +80,19 @@ fn default_eval_seed() -> u64 {
 fn default_opponent() -> String {
     "greedy".into()
 }
-fn default_setup() -> String {
-    "random".into()
-}
 
 impl NTupleConfig {
     /// Reads and checks a config file; an error names the file and the key.
     pub fn load(path: &Path) -> Result<NTupleConfig, TrainError> {
         let text = stratego_engine::files::read_text(path)
             .map_err(|e| TrainError::config_text(format!("cannot read {}: {e}", path.display())))?;
-        NTupleConfig::parse(&text).map_err(|e| TrainError::config_text(e).in_file(path))
+        NTupleConfig::parse(&text).map_err(|e| e.in_file(path))
     }
 
     /// Parses and checks a config text; an error names the key.
-    pub fn parse(text: &str) -> Result<NTupleConfig, String> {
-        let config: NTupleConfig =
-            toml::from_str(text).map_err(|e| stratego_evaluation::toml_line::one_line(text, e))?;
+    pub fn parse(text: &str) -> Result<NTupleConfig, TrainError> {
+        let config: NTupleConfig = toml::from_str(text)
+            .map_err(|e| TrainError::config_text(stratego_evaluation::toml_line::one_line(text, e)))?;
         config.validate()?;
         Ok(config)
     }
@@ -106,32 +106,35 @@ impl NTupleConfig {
     /// The evaluation opponent, built (reading any file its spec names).
     pub fn opponent(&self) -> Result<Arc<dyn PlayerFactory>, TrainError> {
         stratego_roster::players()
-            .factory(&self.evaluation.opponent)
-            .map_err(|e| TrainError::config("evaluation.opponent", e))
+            .factory(&self.eval.opponent)
+            .map_err(|e| TrainError::config("eval.opponent", e))
     }
 
     /// Checks what serde cannot, reading no file; every error names its key.
-    pub fn validate(&self) -> Result<(), String> {
-        self.train_config()?.validate().map_err(|e| e.to_string())?;
-        let e = &self.evaluation;
+    pub fn validate(&self) -> Result<(), TrainError> {
+        self.check().map_err(TrainError::config_text)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        self.train_config().validate().map_err(|e| e.to_string())?;
+        let e = &self.eval;
         if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2)) {
-            return Err(format!("invalid value {} for `evaluation.games`: expected an even number above 0", e.games));
+            return Err(format!("invalid value {} for `eval.games`: expected an even number above 0", e.games));
         }
         // Parsed only: the file a spec names is read by `opponent`, when a
         // run starts.
         stratego_roster::players()
             .parse(&e.opponent)
-            .map_err(|err| format!("invalid value `{}` for `evaluation.opponent`: {err}", e.opponent))?;
-        e.setup.parse::<SetupPolicy>().map_err(|err| format!("invalid value for `evaluation.setup`: {err}"))?;
+            .map_err(|err| format!("invalid value `{}` for `eval.opponent`: {err}", e.opponent))?;
         // Each size in 1..=max (games per run: a billion is weeks of one core).
         let mut sizes = vec![
             ("games", self.games, 1_000_000_000),
-            ("checkpoints.every", self.checkpoints.every, 1_000_000_000),
-            ("checkpoints.keep", self.checkpoints.keep as u64, 100_000),
+            ("checkpoint.every", self.checkpoint.every, 1_000_000_000),
+            ("checkpoint.keep", self.checkpoint.keep as u64, 100_000),
             ("log.every", self.log.every, 1_000_000_000),
         ];
         if e.every > 0 {
-            sizes.push(("evaluation.games", e.games as u64, 1_000_000));
+            sizes.push(("eval.games", e.games as u64, 1_000_000));
         }
         for (key, value, max) in sizes {
             if !(1..=max).contains(&value) {
@@ -142,15 +145,15 @@ impl NTupleConfig {
     }
 
     /// What the self-play trainer needs (the ruleset resolved).
-    pub fn train_config(&self) -> Result<TrainConfig, String> {
-        Ok(TrainConfig {
+    pub fn train_config(&self) -> TrainConfig {
+        TrainConfig {
             rules: self.rules,
             seed: self.seed,
             games: self.games,
             layout: self.layout.clone(),
             setups: self.setups,
             td: self.td.clone(),
-        })
+        }
     }
 }
 
@@ -168,12 +171,8 @@ mod tests {
             assert_eq!(NTupleConfig::parse(&config.to_toml()).unwrap(), config);
         }
         // Every setup source is spelled as the player specs spell it.
-        for (name, setups) in [
-            ("random", TrainSetups::Random),
-            ("handcrafted", TrainSetups::Handcrafted),
-            ("handcrafted-v2", TrainSetups::HandcraftedV2),
-            ("mixed", TrainSetups::Mixed),
-        ] {
+        for setups in SetupPolicy::ALL {
+            let name = setups.name();
             let text = TINY.replace("setups = \"mixed\"", &format!("setups = \"{name}\""));
             let config = NTupleConfig::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(config.setups, setups);
@@ -189,7 +188,7 @@ mod tests {
         assert_eq!(NTupleConfig::parse(&table).unwrap(), NTupleConfig::parse(TINY).unwrap());
         let registered = NTupleConfig::parse(REGISTERED).unwrap();
         assert_eq!(registered.rules, Ruleset::classic());
-        assert_eq!(registered.evaluation.seed, 9001);
+        assert_eq!(registered.eval.seed, 9001);
     }
 
     #[test]
@@ -199,14 +198,36 @@ mod tests {
             ("alpha = 0.1", "alpha = 2.0", "`td.alpha`"),
             ("layout = \"lines2+material\"", "layout = \"snakes\"", "`layout`"),
             ("pieces=barrage", "pieces=mini", "`rules`"),
-            ("games = 4\n", "games = 3\n", "`evaluation.games`"),
-            ("keep = 2", "keep = 0", "`checkpoints.keep`"),
-            ("[evaluation]\n", "[evaluation]\nopponent = \"alphazero\"\n", "`evaluation.opponent`"),
+            ("games = 4\n", "games = 3\n", "`eval.games`"),
+            ("keep = 2", "keep = 0", "`checkpoint.keep`"),
+            ("[eval]\n", "[eval]\nopponent = \"alphazero\"\n", "`eval.opponent`"),
             ("[log]\nevery = 2", "[log]\nevery = 0", "`log.every`"),
         ] {
             assert!(TINY.contains(from), "{from:?}");
             let e = NTupleConfig::parse(&TINY.replace(from, to)).unwrap_err();
-            assert!(e.contains(key), "{to:?} gave {e}");
+            assert!(e.to_string().contains(key), "{to:?} gave {e}");
         }
+    }
+
+    /// The spelling of the first n-tuple configs (kebab-case keys,
+    /// `[evaluation]` and `[checkpoints]`), as a run directory of then
+    /// holds it (tests/fixtures/ntuple-run-v1), reads as today's config and
+    /// is written back in today's spelling; a file that names a section in
+    /// both spellings is refused.
+    #[test]
+    fn the_first_spelling_still_reads() {
+        let old = include_str!("../../../tests/fixtures/ntuple-run-v1/config.toml");
+        assert!(old.contains("[evaluation]") && old.contains("epsilon-final"));
+        let config = NTupleConfig::parse(old).unwrap();
+        assert_eq!(config, NTupleConfig::parse(TINY).unwrap());
+        let written = config.to_toml();
+        assert!(written.contains("[eval]") && written.contains("[checkpoint]") && written.contains("epsilon_final"));
+        for line in written.lines().filter(|l| l.contains(" = ")) {
+            let key = line.split(" = ").next().unwrap();
+            assert!(!key.contains('-'), "{line}");
+        }
+        assert!(!written.contains("[evaluation]") && !written.contains("[checkpoints]"), "{written}");
+        let both = format!("{TINY}\n[evaluation]\nevery = 4\ngames = 4\n");
+        assert!(NTupleConfig::parse(&both).unwrap_err().to_string().contains("duplicate"), "{both}");
     }
 }

@@ -6,7 +6,7 @@
 //! ```text
 //! runs/NAME/
 //!   config.toml                     the resolved config; `--resume` reads it
-//!   ntuple-<games:08>.safetensors   checkpoints (the last `checkpoints.keep`),
+//!   ntuple-<games:08>.safetensors   checkpoints (the last `checkpoint.keep`),
 //!                                   each a table file the `ntuple:` player reads
 //!   final.safetensors               the tables once the run is done
 //!   events.out.tfevents.*           TensorBoard (one file per start)
@@ -37,7 +37,7 @@ use stratego_runlog::{
     atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, Progress, RunDir, TensorBoard,
 };
 
-pub use config::{CheckpointConfig, EvaluationConfig, LogConfig, NTupleConfig};
+pub use config::{EvalConfig, LogConfig, NTupleConfig};
 
 use crate::curves::draw_ntuple_curves;
 use crate::TrainError;
@@ -109,6 +109,9 @@ fn check_note(checkpoint: &Path, config: &NTupleConfig, dir: &RunDir) -> Result<
     else {
         return Ok(());
     };
+    // A note written under the first spellings (`[evaluation]`, ...) is
+    // compared as what it resolves to today.
+    let then = NTupleConfig::parse(&then).map_or(then, |c| c.to_toml());
     let now = config.to_toml();
     if then == now {
         return Ok(());
@@ -125,9 +128,8 @@ impl NTupleRun {
     /// A new run of `config` in `root` (which must not hold anything yet):
     /// writes the resolved config and the untrained tables as checkpoint 0.
     pub fn create(root: &Path, config: NTupleConfig) -> Result<NTupleRun, TrainError> {
-        config.validate().map_err(TrainError::config_text)?;
-        let train = config.train_config().map_err(TrainError::config_text)?;
-        let net = train.fresh_net().map_err(TrainError::config_text)?;
+        config.validate()?;
+        let net = config.train_config().fresh_net().map_err(TrainError::config_text)?;
         let opponent = config.opponent()?;
         let dir = RunDir::create(root, &config.to_toml()).map_err(run_error)?;
         let run = NTupleRun::start(dir, config, net, opponent, false)?;
@@ -151,8 +153,7 @@ impl NTupleRun {
                 "{}: no checkpoint ({CHECKPOINT_STEM}-<games>.{CHECKPOINT_EXT}) yet: starting from the untrained tables",
                 root.display()
             ));
-            let net =
-                config.train_config().map_err(TrainError::config_text)?.fresh_net().map_err(TrainError::config_text)?;
+            let net = config.train_config().fresh_net().map_err(TrainError::config_text)?;
             let run = NTupleRun::start(dir, config, net, opponent, false)?;
             run.checkpoint()?;
             return Ok(run);
@@ -185,7 +186,7 @@ impl NTupleRun {
         resumed: bool,
     ) -> Result<NTupleRun, TrainError> {
         let start_games = net.games;
-        let trainer = Trainer::new(config.train_config().map_err(TrainError::config_text)?, net).map_err(run_error)?;
+        let trainer = Trainer::new(config.train_config(), net).map_err(run_error)?;
         let board = TensorBoard::create(dir.root(), resumed.then_some(start_games))?;
         let mut metrics = MetricsLog::append(&dir.metrics_path())?;
         crate::say_torn(&metrics);
@@ -223,8 +224,8 @@ impl NTupleRun {
 
     /// Plays self-play games, learning after every move, until the config's
     /// `games` or `options.stop_after` more: logs every `log.every` games,
-    /// evaluates every `evaluation.every` (and redraws the curves),
-    /// checkpoints every `checkpoints.every`, and all of it at the end. A
+    /// evaluates every `eval.every` (and redraws the curves),
+    /// checkpoints every `checkpoint.every`, and all of it at the end. A
     /// finished run writes `final.safetensors`; a stopped one a checkpoint.
     pub fn train(mut self, options: &NTupleOptions) -> Result<NTupleSummary, TrainError> {
         let total = self.config.games;
@@ -246,7 +247,7 @@ impl NTupleRun {
                     self.metrics.write(games, &scalars)?;
                     window = Window::default();
                 }
-                let e = &self.config.evaluation;
+                let e = &self.config.eval;
                 if e.every > 0 && (games.is_multiple_of(e.every) || finished) {
                     let summary = self.evaluate()?;
                     let values = [
@@ -260,12 +261,12 @@ impl NTupleRun {
                     last_score = Some(summary.score);
                     self.draw_curves()?;
                 }
-                if games.is_multiple_of(self.config.checkpoints.every) || finished {
+                if games.is_multiple_of(self.config.checkpoint.every) || finished {
                     self.checkpoint()?;
                 }
                 bar.set_position(games);
                 let score = last_score
-                    .map_or(String::new(), |s| format!(", score vs {} {s:.3}", self.config.evaluation.opponent));
+                    .map_or(String::new(), |s| format!(", score vs {} {s:.3}", self.config.eval.opponent));
                 bar.set_message(format!("td error {:.4}{score}", stats.td_error));
             }
             Ok(())
@@ -295,16 +296,16 @@ impl NTupleRun {
 
     /// Redraws `curves.png` from `metrics.jsonl` (see `crate::curves`).
     fn draw_curves(&self) -> Result<Option<PathBuf>, TrainError> {
-        let e = &self.config.evaluation;
+        let e = &self.config.eval;
         draw_ntuple_curves(self.root(), &e.opponent, e.games)
     }
 
-    /// Writes the current tables as a checkpoint, keeping the newest `checkpoints.keep`.
+    /// Writes the current tables as a checkpoint, keeping the newest `checkpoint.keep`.
     fn checkpoint(&self) -> Result<PathBuf, TrainError> {
         let net = self.net();
         let path = self.root().join(checkpoint_name(CHECKPOINT_STEM, net.games, CHECKPOINT_EXT));
         atomic_write(&path, &net.to_bytes(Some(&self.training_note())))?;
-        prune_checkpoints(self.root(), CHECKPOINT_STEM, CHECKPOINT_EXT, self.config.checkpoints.keep)?;
+        prune_checkpoints(self.root(), CHECKPOINT_STEM, CHECKPOINT_EXT, self.config.checkpoint.keep)?;
         Ok(path)
     }
 
@@ -319,12 +320,12 @@ impl NTupleRun {
 
     /// The current tables' match against the opponent (the same match every time).
     fn evaluate(&self) -> Result<MatchSummary, TrainError> {
-        let e = &self.config.evaluation;
+        let e = &self.config.eval;
         let net = self.net();
         let ours = NTupleFactory(NTuplePlayer {
             net: Arc::new(net.clone()),
             name: format!("ntuple:{}@{}", self.root().display(), net.games),
-            setup: e.setup.parse().map_err(|err| TrainError::config("evaluation.setup", err))?,
+            setup: e.setup,
             press: Default::default(),
         });
         let config = MatchConfig::new(*net.rules(), e.games, e.seed);
@@ -406,7 +407,7 @@ mod tests {
         // The games are the self-play trainer's own: evaluations, logs and
         // checkpoints leave its streams alone (game g draws from
         // derive_seed(seed, g)), so the tables equal a bare training loop's.
-        let train = tiny().train_config().unwrap();
+        let train = tiny().train_config();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
         stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())).unwrap();
         assert_eq!(weights(tables), bare.net().weights());
@@ -444,6 +445,32 @@ mod tests {
         assert!(bare_dir.join(checkpoint_name(CHECKPOINT_STEM, 0, CHECKPOINT_EXT)).exists());
         restarted.train(&options).unwrap();
         assert_eq!(weights(&bare_dir.join(FINAL_TABLES)), weights(tables));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A run directory written before the n-tuple config took the network
+    /// trainer's spelling (tests/fixtures/ntuple-run-v1: the tiny config
+    /// stopped after 4 games, its `config.toml` and its checkpoint's note
+    /// in the first spelling) resumes, and ends with the tables of a whole
+    /// run of today's config.
+    #[test]
+    fn a_run_of_the_first_spelling_resumes() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ntuple-run-v1");
+        let dir = scratch("first-spelling");
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&fixture).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        let then = std::fs::read_to_string(dir.join("config.toml")).unwrap();
+        assert!(then.contains("[checkpoints]") && then.contains("epsilon-final"), "{then}");
+        let run = NTupleRun::resume(&dir).unwrap();
+        assert!(run.resumed() && run.start_games() == 4);
+        run.train(&NTupleOptions::default()).unwrap();
+        let train = tiny().train_config();
+        let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())).unwrap();
+        assert_eq!(weights(&dir.join(FINAL_TABLES)), bare.net().weights());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
