@@ -339,7 +339,10 @@ mod tests {
             ("expectimax:depth=0", "bad value `0` for option `depth`"),
             ("expectimax:depth=three", "bad value `three`"),
             ("expectimax:depth=2,depth=3", "given twice"),
-            ("random:setup=clever", "expected `random`, `handcrafted`, `handcrafted-v2`, `decoy`, `mixed`, `structured` or `wide`"),
+            (
+                "random:setup=clever",
+                "expected `random`, `handcrafted`, `handcrafted-v2`, `decoy`, `mixed`, `structured` or `wide`",
+            ),
             ("ntuple:", "has nothing after `:`"),
             ("ntuple", "needs a table file path"),
             ("expectimax:nodes=-5", "bad value `-5`"),

@@ -2,8 +2,8 @@
 //! the expectimax search's pruning changes no decision.
 
 use rand::SeedableRng;
-use stratego_baselines::heuristic::{leaf_value, terminal_score, LeafTerms, DEFAULT_SCALE};
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
+use stratego_baselines::heuristic::{leaf_value, terminal_score, LeafTerms, DEFAULT_SCALE};
 use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Ruleset, Setup, Square, State};
 use stratego_players::determinize::with_hidden_type;
 use stratego_players::setup_policy::SetupPolicy;

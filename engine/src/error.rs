@@ -4,12 +4,8 @@
 
 use crate::action::Move;
 use crate::piece::{Color, PieceType};
+use crate::rules::RulesError;
 use crate::square::Square;
-
-/// A ruleset text or id that cannot be used: the contract's settings-text
-/// error (`canonical::SettingsError`) for Stratego's rulesets, whose
-/// messages say `ruleset` (`malformed ruleset: ...`, `ruleset mismatch: ...`).
-pub type RulesError = crate::canonical::SettingsError<crate::rules::Ruleset>;
 
 /// A setup string that is not a legal army for the piece set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -5,8 +5,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::canonical::{CanonicalSettings, SettingsFamily, ShortId};
-use crate::error::RulesError;
 use crate::piece::PieceSet;
+
+/// A ruleset text or id that cannot be used: the contract's settings-text
+/// error (`canonical::SettingsError`) for Stratego's rulesets, whose
+/// messages say `ruleset` (`malformed ruleset: ...`, `ruleset mismatch: ...`).
+pub type RulesError = crate::canonical::SettingsError<Ruleset>;
 
 /// The version of the rules this code implements (docs/RULES.md). Bump it
 /// whenever a rule's behaviour changes, so old records and checkpoints are

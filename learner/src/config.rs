@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use stratego_engine::{Layout, Ruleset, State, NUM_ACTIONS};
-use stratego_players::SetupPolicy;
+use stratego_engine::{Layout, PieceSet, Ruleset, SetupSource, State, NUM_ACTIONS};
 use stratego_model::{ModelConfig, PRESETS};
+use stratego_players::setup_policy::{PairedSetups, PolicySetups};
+use stratego_players::SetupPolicy;
 
-use crate::config_keys::{section, Accepts, Key};
+use crate::config_keys::{not_a_number, section, Accepts, Key};
 use crate::stage::{frozen_reference, Stage};
 use crate::TrainError;
 
@@ -195,6 +196,17 @@ section! {
     }
 }
 
+impl GameConfig {
+    /// The games' setups: both armies from `setups`, or one from it and the
+    /// other from `opponent_setups` (either colour, per game).
+    pub fn setup_source(&self, set: PieceSet) -> Box<dyn SetupSource> {
+        match self.opponent_setups {
+            None => Box::new(PolicySetups { policy: self.setups, set }),
+            Some(opponent) => Box::new(PairedSetups { own: self.setups, opponent, set }),
+        }
+    }
+}
+
 section! {
     pub struct ModelChoice in "model" {
         /// The network's size: `tiny`, `small` or `ataraxos`.
@@ -256,6 +268,8 @@ impl PowerSchedule {
         (self.c / ((iteration + 1) as f64).powf(self.k)).clamp(self.floor, self.ceiling)
     }
 }
+
+not_a_number!(DeviceName, Preset, PowerSchedule);
 
 /// A schedule's parts: finite, `>= 0`, `floor <= ceiling`.
 const SCHEDULE: Accepts = Accepts::Rule("`{ c, k, floor, ceiling }`, each finite and >= 0, with floor <= ceiling");
@@ -577,26 +591,23 @@ impl TrainConfig {
     pub fn stages(&self) -> Result<Vec<TrainConfig>, TrainError> {
         let mut configs = vec![TrainConfig { stage: Vec::new(), ..self.clone() }];
         for stage in &self.stage {
-            let next = stage.apply(configs.last().expect("the first is there"))?;
+            let next = configs.last().expect("the first is there").with_stage(stage)?;
             configs.push(next);
         }
         Ok(configs)
     }
 
-    /// The stage iteration `t` belongs to: its index into [`Self::stages`].
-    pub fn stage_of(&self, t: u64) -> usize {
-        self.stage.iter().take_while(|s| s.from <= t).count()
-    }
-
-    /// The stage that begins at version `step` (its `from`), if one does.
-    pub fn stage_beginning_at(&self, step: u64) -> Option<&Stage> {
-        self.stage.iter().find(|s| s.from == step)
-    }
-
-    /// The iteration from which the schedules of iteration `t` count: the
-    /// `from` of the last stage so far that restarted, else 0.
-    pub fn schedule_origin(&self, t: u64) -> u64 {
-        self.stage.iter().rev().find(|s| s.restart && s.from <= t).map_or(0, |s| s.from)
+    /// The config a stage runs: this one (the stage before's) with the
+    /// stage's keys in place and no stages of its own. Errors name the
+    /// section (`stage.selfplay`) and the stage.
+    pub fn with_stage(&self, stage: &Stage) -> Result<TrainConfig, TrainError> {
+        let mut config = self.clone();
+        config.stage.clear();
+        config.selfplay = stage.replace(&self.selfplay, &stage.selfplay, "selfplay")?;
+        config.learner = stage.replace(&self.learner, &stage.learner, "learner")?;
+        config.eval = stage.replace(&self.eval, &stage.eval, "eval")?;
+        config.expand_fields();
+        Ok(config)
     }
 
     /// The stages: in order, after iteration 0; each one's config valid,
@@ -995,7 +1006,10 @@ mod tests {
                     [model]\npreset = \"tiny\"\n";
         let c = TrainConfig::parse(text).unwrap();
         assert_eq!(c.run.device, DeviceName::Ndarray);
-        assert_eq!((c.game.layout, c.game.setups, c.model.preset), (Layout::Full, SetupPolicy::Handcrafted, Preset::Tiny));
+        assert_eq!(
+            (c.game.layout, c.game.setups, c.model.preset),
+            (Layout::Full, SetupPolicy::Handcrafted, Preset::Tiny)
+        );
         assert_eq!(
             c.game.rules,
             Ruleset { max_plies: 300, max_battleless_plies: 100, chase_rule: false, ..Ruleset::barrage() }
@@ -1135,9 +1149,14 @@ opponents = ["random", "net:@10"]
         // The last stage keeps the one before's self-play and learner.
         assert_eq!((&last.selfplay, &last.learner), (&spar.selfplay, &spar.learner));
         assert_eq!(last.eval.opponents, ["random", "net:@10"]);
-        assert_eq!([0, 9, 10, 19, 20, 99].map(|t| c.stage_of(t)), [0, 0, 1, 1, 2, 2]);
-        assert_eq!([0, 9, 10, 25].map(|t| c.schedule_origin(t)), [0, 0, 10, 10]);
-        assert_eq!([9, 10, 20, 21].map(|t| c.stage_beginning_at(t).map(|s| s.from)), [None, Some(10), Some(20), None]);
+        let recipe = crate::recipe::Recipe::new(&c).unwrap();
+        assert_eq!([0, 9, 10, 19, 20, 99].map(|t| recipe.stage_index(t)), [0, 0, 1, 1, 2, 2]);
+        assert_eq!([0, 9, 10, 25].map(|t| recipe.schedule_origin(t)), [0, 0, 10, 10]);
+        assert_eq!(
+            [9, 10, 20, 21].map(|t| recipe.stage_beginning_at(t).map(|s| s.from)),
+            [None, Some(10), Some(20), None]
+        );
+        assert_eq!([0, 10, 20].map(|t| recipe.at(t)), [&stages[0], &stages[1], &stages[2]]);
         // Written back whole, and read back the same.
         let written = c.to_toml();
         assert!(written.contains("[[stage]]") && written.contains("[stage.learner]"), "{written}");

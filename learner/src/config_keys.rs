@@ -140,12 +140,14 @@ macro_rules! as_number {
 }
 as_number!(u32, u64, usize, f32, f64);
 
+/// A type whose keys have no range (their values are names, tables or
+/// lists): `not_a_number!(Type, ...)` beside the type.
 macro_rules! not_a_number {
     ($($t:ty),*) => {$(
-        impl AsKeyValue for $t {
-            type Value<'a> = NotANumber;
-            fn key_value(&self) -> NotANumber {
-                NotANumber
+        impl $crate::config_keys::AsKeyValue for $t {
+            type Value<'a> = $crate::config_keys::NotANumber;
+            fn key_value(&self) -> $crate::config_keys::NotANumber {
+                $crate::config_keys::NotANumber
             }
         }
     )*};
@@ -159,10 +161,7 @@ not_a_number!(
     Option<SetupPolicy>,
     SetupPolicy,
     Ruleset,
-    Layout,
-    crate::config::DeviceName,
-    crate::config::Preset,
-    crate::config::PowerSchedule
+    Layout
 );
 
 /// One key of the table.
@@ -253,6 +252,7 @@ macro_rules! section {
     };
 }
 
+pub(crate) use not_a_number;
 pub(crate) use section;
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::tensor::{Int, Tensor, TensorData};
+use burn::tensor::Tensor;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -56,12 +56,11 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
-use crate::objective::{heads, Terms};
+use crate::objective::imitation_objective;
 use crate::run::RunDir;
 use crate::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
 use crate::step::{imitation_step, optimizer, DeviceSums};
 use crate::targets::{result_for, result_index, with_leaf};
-use crate::train::setup_source;
 use crate::TrainError;
 
 /// At most this many held-out decisions (a seeded choice among them) are
@@ -128,7 +127,7 @@ pub fn play_teacher_games(
     on_game: &(dyn Fn() + Sync),
 ) -> Result<Vec<TeacherGame>, TrainError> {
     let rules = config.game.rules;
-    let setups = setup_source(config, rules.piece_set);
+    let setups = config.game.setup_source(rules.piece_set);
     let share = if opponents.is_empty() { 0.0 } else { config.pretrain.opponent_share };
     (0..count)
         .into_par_iter()
@@ -238,32 +237,6 @@ fn encode_game(
             leaf: leaf_for_target(state, leaf_target),
         })
     })
-}
-
-/// Runs `net` on `batch` and builds the imitation loss
-/// `policy + value_weight·value + belief_weight·belief`.
-pub fn imitation_objective(
-    net: &StrategoNet,
-    batch: &Batch,
-    value_weight: f32,
-    belief_weight: f32,
-    device: &Device,
-) -> Terms {
-    let b = batch.size;
-    let heads = heads(net, batch, device);
-
-    // The policy's cross-entropy against the teacher's one-hot move. The
-    // network gives illegal actions a large negative logit, so the softmax
-    // is over the legal ones.
-    let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
-    let policy = heads.log_pi.clone().gather(1, actions.clone()).mean().neg();
-    let policy_correct = heads.policy_logits.clone().argmax(1).equal(actions).float().sum();
-
-    let total =
-        policy.clone() + heads.value.clone().mul_scalar(value_weight) + heads.belief.clone().mul_scalar(belief_weight);
-    let mut terms = vec![(Term::Total, total), (Term::Policy, policy), (Term::PolicyCorrect, policy_correct)];
-    terms.extend(heads.terms());
-    Terms::new(b, terms)
 }
 
 /// Reads summed terms back (once) into `out`.

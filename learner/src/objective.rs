@@ -192,6 +192,33 @@ pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, 
     Terms::new(b, terms)
 }
 
+/// The warm start's objective (`distill.rs`), beside the RL one: runs
+/// `net` on `batch` and builds the imitation loss
+/// `policy + value_weight·value + belief_weight·belief`.
+pub fn imitation_objective(
+    net: &StrategoNet,
+    batch: &Batch,
+    value_weight: f32,
+    belief_weight: f32,
+    device: &Device,
+) -> Terms {
+    let b = batch.size;
+    let heads = heads(net, batch, device);
+
+    // The policy's cross-entropy against the teacher's one-hot move. The
+    // network gives illegal actions a large negative logit, so the softmax
+    // is over the legal ones.
+    let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions.clone(), [b, 1]), device);
+    let policy = heads.log_pi.clone().gather(1, actions.clone()).mean().neg();
+    let policy_correct = heads.policy_logits.clone().argmax(1).equal(actions).float().sum();
+
+    let total =
+        policy.clone() + heads.value.clone().mul_scalar(value_weight) + heads.belief.clone().mul_scalar(belief_weight);
+    let mut terms = vec![(Term::Total, total), (Term::Policy, policy), (Term::PolicyCorrect, policy_correct)];
+    terms.extend(heads.terms());
+    Terms::new(b, terms)
+}
+
 #[cfg(test)]
 mod tests {
     use stratego_engine::{Layout, Ruleset, Square, VecEnv};

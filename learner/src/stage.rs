@@ -30,7 +30,6 @@ use serde::{Deserialize, Serialize};
 use stratego_players::PlayerFactory;
 use toml::Table;
 
-use crate::config::TrainConfig;
 use crate::TrainError;
 
 /// One `[[stage]]` of a config.
@@ -55,20 +54,9 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// The config this stage runs: `before` (the stage before's) with this
-    /// stage's keys in place and no stages of its own. Errors name the
-    /// section (`stage.selfplay`) and the stage.
-    pub fn apply(&self, before: &TrainConfig) -> Result<TrainConfig, TrainError> {
-        let mut config = before.clone();
-        config.stage.clear();
-        config.selfplay = self.replace(&before.selfplay, &self.selfplay, "selfplay")?;
-        config.learner = self.replace(&before.learner, &self.learner, "learner")?;
-        config.eval = self.replace(&before.eval, &self.eval, "eval")?;
-        config.expand_fields();
-        Ok(config)
-    }
-
-    fn replace<T>(&self, section: &T, keys: &Table, name: &str) -> Result<T, TrainError>
+    /// `section` with this stage's `keys` of it in place; an error names
+    /// the first key it refuses (`stage.NAME.KEY`), else the section.
+    pub(crate) fn replace<T>(&self, section: &T, keys: &Table, name: &str) -> Result<T, TrainError>
     where
         T: Clone + Serialize + DeserializeOwned,
     {

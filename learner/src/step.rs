@@ -10,8 +10,7 @@ use stratego_model::{Device, StrategoNet};
 
 use crate::config::LearnerConfig;
 use crate::diagnostics::Term;
-use crate::distill::imitation_objective;
-use crate::objective::{objective, Terms};
+use crate::objective::{imitation_objective, objective, Terms};
 use crate::samples::Batch;
 use crate::weights::clip_grad_norm;
 use crate::TrainError;

@@ -9,7 +9,8 @@
 //! 3. `epochs` passes of minibatch SGD (`step.rs`) on the objective
 //!    (`objective.rs`) with AdamW, a global gradient-norm clip and the
 //!    scheduled learning rate and magnet weight; the diagnostics of every
-//!    minibatch are summed on the device;
+//!    minibatch are summed on the device (steps 2 and 3 are the algorithm
+//!    alone, `ppo.rs`; this file keeps the run around it);
 //! 4. the average of the weights is updated, the new weights go to the
 //!    actors (the next policy version), and the iteration's diagnostics
 //!    (`diagnostics.rs`), read back once, are logged;
@@ -22,7 +23,8 @@
 //! with `run.init`, checkpoint 0 is the given network. `run.max_minutes`
 //! ends a run early at a wall-clock budget. A `[[stage]]` of the config
 //! (`stage.rs`) changes the recipe from an iteration on: steps 1 to 5 read
-//! the config of the stage the iteration is in.
+//! the config of the stage the iteration is in, which `Recipe` (`recipe.rs`)
+//! answers, with where the schedules count from and where a stage begins.
 //!
 //! Every generator is seeded by `stream_seed(run.seed, <stream>, <index>)`:
 //! the actors of a start at iteration t (stream `selfplay`), the minibatch
@@ -35,12 +37,8 @@ use std::time::Instant;
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
 use crossbeam_channel::{bounded, Receiver};
-use rand::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_engine::seed::stream_seed;
-use stratego_engine::{PieceSet, SetupSource};
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
-use stratego_players::setup_policy::{PairedSetups, PolicySetups};
 use stratego_runlog::{MetricsLog, Progress, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService, Pool};
 
@@ -52,9 +50,10 @@ use crate::diagnostics::{
 };
 use crate::distill::pretrain_run;
 use crate::evaluate::{evaluate, KeptGame};
+use crate::ppo;
+use crate::recipe::Recipe;
 use crate::run::{restore, Counters, RunDir};
-use crate::samples::{encode, minibatches, select};
-use crate::step::{optimizer, sgd_step, DeviceSums};
+use crate::step::optimizer;
 use crate::weights::update_average;
 use crate::TrainError;
 
@@ -72,15 +71,6 @@ pub struct TrainSummary {
     pub run: PathBuf,
     pub counters: Counters,
     pub last_checkpoint: Option<PathBuf>,
-}
-
-/// The actors' setups: both armies from `game.setups`, or one from it and
-/// the other from `game.opponent_setups`.
-pub(crate) fn setup_source(config: &TrainConfig, set: PieceSet) -> Box<dyn SetupSource> {
-    match config.game.opponent_setups {
-        None => Box::new(PolicySetups { policy: config.game.setups, set }),
-        Some(opponent) => Box::new(PairedSetups { own: config.game.setups, opponent, set }),
-    }
 }
 
 /// The seed of the actors that a run seeded `run_seed` starts at
@@ -124,7 +114,7 @@ pub fn start_selfplay(
         seed,
         gated: Collector::gated(config),
     };
-    let actors = spawn_actors(&actor_config, service.client(), sender, &|| setup_source(config, rules.piece_set))?;
+    let actors = spawn_actors(&actor_config, service.client(), sender, &|| config.game.setup_source(rules.piece_set))?;
     Ok((service, actors, games))
 }
 
@@ -176,9 +166,8 @@ pub struct Learned {
 /// (python/stratego_lab/cluster.py) drives the same object with games played
 /// by self-play workers on other machines.
 pub struct Learner {
-    config: TrainConfig,
-    /// The config of each stage of the recipe (`TrainConfig::stages`).
-    stages: Vec<TrainConfig>,
+    /// The config and its stages: which config an iteration runs.
+    recipe: Recipe,
     run: RunDir,
     plain: Device,
     device: Device,
@@ -210,10 +199,10 @@ impl Learner {
         let device_name = options.device.as_deref().unwrap_or(config.run.device.name());
         let plain: Device = stratego_model::device(device_name)?;
         let device = plain.clone().autodiff();
-        let stages = config.stages()?;
+        let recipe = Recipe::new(config)?;
         let resumed_from = if resume { run.latest_verified()? } else { None };
         // The optimizer of the stage the run is in.
-        let l = &stages[config.stage_of(resumed_from.as_ref().map_or(0, |(step, _)| *step))].learner;
+        let l = &recipe.at(resumed_from.as_ref().map_or(0, |(step, _)| *step)).learner;
         if let Some((_, dir)) = &resumed_from {
             run.check_config(dir)?;
         }
@@ -267,8 +256,7 @@ impl Learner {
         let board = TensorBoard::create(run.root(), resumed_from.as_ref().map(|(step, _)| *step))?;
         let seconds_before = counters.seconds;
         Ok(Learner {
-            config: config.clone(),
-            stages,
+            recipe,
             last_checkpoint: resumed_from.map(|(_, dir)| dir).or(first_checkpoint),
             run,
             plain,
@@ -291,7 +279,7 @@ impl Learner {
 
     /// The config of the stage iteration `t` is in.
     fn stage(&self, t: u64) -> &TrainConfig {
-        &self.stages[self.config.stage_of(t)]
+        self.recipe.at(t)
     }
 
     /// The config of the stage the next iteration is in: the one self-play
@@ -327,18 +315,22 @@ impl Learner {
     /// The current weights as checkpoint bytes (`stratego_model::to_bytes`),
     /// for self-play workers in other processes.
     pub fn policy_bytes(&self) -> Result<Vec<u8>, TrainError> {
-        Ok(stratego_model::to_bytes(&self.net().valid(), &checkpoint_meta(&self.config, self.counters.iteration))?)
+        Ok(stratego_model::to_bytes(
+            &self.net().valid(),
+            &checkpoint_meta(self.recipe.config(), self.counters.iteration),
+        )?)
     }
 
     /// The run's own seconds left of `run.max_minutes`, if it has a budget.
     pub fn seconds_left(&self) -> Option<f64> {
-        self.config.run.max_minutes.map(|m| (m * 60.0 - self.counters.seconds).max(0.0))
+        self.recipe.config().run.max_minutes.map(|m| (m * 60.0 - self.counters.seconds).max(0.0))
     }
 
     /// Whether the run is done: `run.iterations` reached, or `run.max_minutes` spent.
     pub fn finished(&self) -> bool {
-        let budget = self.config.run.max_minutes.map(|m| m * 60.0);
-        self.counters.iteration >= self.config.run.iterations || budget.is_some_and(|b| self.counters.seconds >= b)
+        let config = self.recipe.config();
+        let budget = config.run.max_minutes.map(|m| m * 60.0);
+        self.counters.iteration >= config.run.iterations || budget.is_some_and(|b| self.counters.seconds >= b)
     }
 
     /// One iteration on `collected` (games whose decisions hold enough
@@ -348,62 +340,26 @@ impl Learner {
     pub fn learn(&mut self, collected: &[GameTrajectory], waited: f64) -> Result<Learned, TrainError> {
         let tick = Instant::now();
         let t = self.counters.iteration;
-        let config = &self.stages[self.config.stage_of(t)];
-        let (l, s) = (&config.learner, &config.selfplay);
-        // A stage that restarts counts its schedules from its first iteration.
-        let schedule_t = t - self.config.schedule_origin(t);
 
-        // 2. Targets and filtering.
-        let (samples, selection) = select(collected, l, t, s.max_staleness);
-
-        // 3. `epochs` passes of minibatch SGD; each step's diagnostics are
-        //    added up on the device.
-        let lr = l.lr.at(schedule_t);
-        let tau = l.magnet_weight(schedule_t, self.counters.entropy) as f32;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(config.run.seed, "minibatches", t));
-        let mut it = Iteration { selection, learning_rate: lr, magnet_weight: tau as f64, ..Iteration::default() };
-        let mut sums = DeviceSums::default();
-        // The steps consume the weights and give them back: on an error
-        // (a game that cannot be encoded) they are put back as they stand.
-        let mut net = self.net.take().expect("the weights are put back after every iteration");
-        let mut stepped = Ok(());
-        'epochs: for _ in 0..l.epochs {
-            for minibatch in minibatches(&samples, l.minibatch, &mut rng) {
-                let batch = match encode(collected, &minibatch, config.game.layout, l.leaf_target) {
-                    Ok(batch) => batch,
-                    Err(e) => {
-                        stepped = Err(e);
-                        break 'epochs;
-                    }
-                };
-                let step_sums;
-                (net, step_sums) = sgd_step(net, &mut self.optimizer, &batch, tau, lr, l, &self.device);
-                sums.add(step_sums);
-                it.samples += batch.size as f64;
-                it.hidden_squares += batch.hidden_squares as f64;
-                it.prior_log_likelihood += batch.prior_log_likelihood;
-                it.prior_correct += batch.prior_correct as f64;
-            }
-        }
+        // 2-3. The algorithm (`ppo.rs`), on the config of iteration t's
+        //      stage; it gives the weights back, on an error as they stand.
+        let net = self.net.take().expect("the weights are put back after every iteration");
+        let schedule_t = t - self.recipe.schedule_origin(t);
+        let (net, it) = ppo::iterate(
+            net,
+            &mut self.optimizer,
+            collected,
+            self.recipe.at(t),
+            t,
+            schedule_t,
+            self.counters.entropy,
+            &self.device,
+        );
         self.net = Some(net);
-        stepped?;
-        // The one read-back of the iteration.
-        if let Some(sums) = sums.read()? {
-            it.sums = sums;
-            // A non-finite loss or gradient would poison the weights, the
-            // average and every later checkpoint: stop before any of them is
-            // written, and say so in the log too.
-            if let Some(term) = Term::ALL.into_iter().find(|t| !it.sums[t.index()].is_finite()) {
-                let step = t + 1;
-                self.metrics.event("diverged", step)?;
-                let kept = self.run.latest()?.map_or("none".to_string(), |(_, dir)| dir.display().to_string());
-                return Err(TrainError::Diverged(format!(
-                    "training diverged at iteration {step}: the summed {term:?} is not finite; nothing of this \
-                     iteration was saved (last good checkpoint: {kept}); lower learner.lr or learner.grad_clip and \
-                     resume"
-                )));
-            }
-        }
+        let mut it = it?;
+        self.stop_if_diverged(&it, t + 1)?;
+        let config = self.recipe.at(t);
+        let (l, s) = (&config.learner, &config.selfplay);
 
         // 4. The average, the new policy version, the counters.
         self.ema = update_average(self.ema.clone(), &self.net().valid(), l.ema_decay);
@@ -427,7 +383,7 @@ impl Learner {
         let mut values: Vec<(String, f64)> =
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
         values.extend(opponent_scores(collected, &opponent_names(s)));
-        let restart = self.config.stage_beginning_at(self.counters.iteration).map(|stage| stage.restart);
+        let restart = self.recipe.stage_beginning_at(self.counters.iteration).map(|stage| stage.restart);
 
         // 5. Evaluation, the iteration's logs, then its checkpoint: in this
         //    order a kill between the last two leaves a line past the
@@ -456,6 +412,20 @@ impl Learner {
         Ok(Learned { step, values, line })
     }
 
+    /// A non-finite loss or gradient would poison the weights, the average
+    /// and every later checkpoint: the run stops before any of them is
+    /// written (iteration `step` would have been the next version), and
+    /// says so in the log too.
+    fn stop_if_diverged(&mut self, it: &Iteration, step: u64) -> Result<(), TrainError> {
+        let Some(term) = Term::ALL.into_iter().find(|t| !it.sums[t.index()].is_finite()) else { return Ok(()) };
+        self.metrics.event("diverged", step)?;
+        let kept = self.run.latest()?.map_or("none".to_string(), |(_, dir)| dir.display().to_string());
+        Err(TrainError::Diverged(format!(
+            "training diverged at iteration {step}: the summed {term:?} is not finite; nothing of this iteration was \
+             saved (last good checkpoint: {kept}); lower learner.lr or learner.grad_clip and resume"
+        )))
+    }
+
     /// Step 5: the stage that begins at version `step` (`stage.rs`): its
     /// first network kept as `@step`, and with `restart` a fresh optimizer
     /// and average.
@@ -463,14 +433,14 @@ impl Learner {
         let file = crate::stage::frozen_file(self.run.root(), step);
         let dir = file.parent().expect("a stage file is in a folder");
         std::fs::create_dir_all(dir).map_err(|e| crate::run::run_error(dir, e))?;
-        stratego_model::save(&self.net().valid(), &checkpoint_meta(&self.config, step), &file)?;
+        stratego_model::save(&self.net().valid(), &checkpoint_meta(self.recipe.config(), step), &file)?;
         if restart {
             self.optimizer = optimizer(&self.stage(step).learner);
             self.ema = self.net().valid();
         }
         let what = if restart { "stage begins, restarted" } else { "stage begins" };
         self.metrics.event(what, step)?;
-        let (stage, stages) = (self.config.stage_of(step) + 1, self.stages.len());
+        let (stage, stages) = (self.recipe.stage_index(step) + 1, self.recipe.stage_count());
         crate::say(&format!("iteration {step}: stage {stage} of {stages} begins; its network is {}", file.display()));
         Ok(())
     }
@@ -478,7 +448,7 @@ impl Learner {
     /// Step 5: a checkpoint every `checkpoint.every` iterations, at the
     /// end, and when `forced` (a stage begins).
     fn checkpoint_if_due(&mut self, step: u64, forced: bool) -> Result<(), TrainError> {
-        let config = &self.config;
+        let config = self.recipe.config();
         if forced || step.is_multiple_of(config.checkpoint.every) || self.finished() {
             let meta = checkpoint_meta(config, step);
             let dir =
@@ -637,7 +607,7 @@ pub fn train(
             let playing = selfplay.as_mut().expect("self-play runs between iterations");
             let collected = playing.collector.collect(&playing.games, &playing.actors, wanted)?;
             let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
-            if config.stage_beginning_at(learned.step).is_none() {
+            if learner.recipe.stage_beginning_at(learned.step).is_none() {
                 playing.service.publish(learned.step, learner.policy());
             } else if !learner.finished() {
                 // A stage begins: its self-play, with its settings, starts
@@ -668,7 +638,8 @@ pub fn train(
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
-    use stratego_engine::{Ruleset, Setup, VecEnv};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use stratego_engine::{PieceSet, Ruleset, Setup, SetupSource, VecEnv};
     use stratego_players::SetupPolicy;
     use stratego_selfplay::actor_seeds;
 
@@ -697,9 +668,12 @@ mod tests {
         let mut config = TrainConfig::default();
         config.game.setups = SetupPolicy::HandcraftedV2;
         let deal = |config: &TrainConfig| {
-            let source = setup_source(config, PieceSet::Classic);
+            let source = config.game.setup_source(PieceSet::Classic);
             let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
-            (0..400).map(|_| source.setups(&mut rng)).map(|(r, b)| (recipe_like(&r), recipe_like(&b))).collect::<Vec<_>>()
+            (0..400)
+                .map(|_| source.setups(&mut rng))
+                .map(|(r, b)| (recipe_like(&r), recipe_like(&b)))
+                .collect::<Vec<_>>()
         };
         assert!(deal(&config).iter().all(|&(r, b)| r && b));
         config.game.opponent_setups = Some(SetupPolicy::Random);

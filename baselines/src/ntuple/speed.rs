@@ -10,8 +10,8 @@ use stratego_engine::{Ruleset, State};
 
 use super::alphabet::encode_state;
 use super::net::NTupleNet;
-use crate::heuristic::evaluate;
 use crate::greedy::score;
+use crate::heuristic::evaluate;
 use stratego_players::player::AgentRng;
 use stratego_players::view::{public_history, InfoView};
 

@@ -9,9 +9,9 @@ use stratego_engine::{Board, Color, Piece, Position, Ruleset, Square, State};
 
 use super::alphabet::*;
 use super::net::NTupleNet;
-use stratego_players::setup_policy::SetupPolicy;
 use super::*;
 use stratego_players::player::AgentRng;
+use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{public_history, InfoView};
 
 const RULES: &str = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";

@@ -129,9 +129,12 @@ fn check(ok: bool, key: &'static str, value: impl std::fmt::Display, why: &str) 
 impl TdConfig {
     /// Checks every value; an error names the key (as in the `[td]` table).
     pub fn validate(&self) -> Result<(), NTupleTrainError> {
-        let step = |key: &'static str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
-        let decay = |key: &'static str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
-        let chance = |key: &'static str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
+        let step =
+            |key: &'static str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
+        let decay =
+            |key: &'static str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
+        let chance =
+            |key: &'static str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
         step("td.alpha", self.alpha)?;
         self.alpha_final.map_or(Ok(()), |v| step("td.alpha_final", v))?;
         decay("td.lambda", self.lambda)?;

@@ -105,9 +105,7 @@ impl NTupleConfig {
 
     /// The evaluation opponent, built (reading any file its spec names).
     pub fn opponent(&self) -> Result<Arc<dyn PlayerFactory>, TrainError> {
-        stratego_roster::players()
-            .factory(&self.eval.opponent)
-            .map_err(|e| TrainError::config("eval.opponent", e))
+        stratego_roster::players().factory(&self.eval.opponent).map_err(|e| TrainError::config("eval.opponent", e))
     }
 
     /// Checks what serde cannot, reading no file; every error names its key.

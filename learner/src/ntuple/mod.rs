@@ -265,8 +265,8 @@ impl NTupleRun {
                     self.checkpoint()?;
                 }
                 bar.set_position(games);
-                let score = last_score
-                    .map_or(String::new(), |s| format!(", score vs {} {s:.3}", self.config.eval.opponent));
+                let score =
+                    last_score.map_or(String::new(), |s| format!(", score vs {} {s:.3}", self.config.eval.opponent));
                 bar.set_message(format!("td error {:.4}{score}", stats.td_error));
             }
             Ok(())
@@ -409,7 +409,8 @@ mod tests {
         // derive_seed(seed, g)), so the tables equal a bare training loop's.
         let train = tiny().train_config();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(()))
+            .unwrap();
         assert_eq!(weights(tables), bare.net().weights());
 
         // Stopped after 5, then resumed: the same tables.
@@ -469,7 +470,8 @@ mod tests {
         run.train(&NTupleOptions::default()).unwrap();
         let train = tiny().train_config();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(())).unwrap();
+        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(()))
+            .unwrap();
         assert_eq!(weights(&dir.join(FINAL_TABLES)), bare.net().weights());
         std::fs::remove_dir_all(&dir).unwrap();
     }
