@@ -342,7 +342,9 @@ fn training_configs() {
     let ntuple: Vec<Vec<u8>> =
         ["ntuple", "ntuple-tiny"].iter().map(|n| std::fs::read(repo(&format!("configs/{n}.toml"))).unwrap()).collect();
     fuzz("ntuple-config", 1507, &ntuple, |b| {
-        stratego_learner::ntuple::NTupleConfig::parse(&text(b)).and_then(|c| c.train_config()).map(drop)
+        stratego_learner::ntuple::NTupleConfig::parse(&text(b))
+            .map(|c| drop(c.train_config()))
+            .map_err(|e| e.to_string())
     });
 }
 
@@ -542,7 +544,7 @@ fn ntuple_tables() {
         &std::fs::read_to_string(repo("configs/ntuple-tiny.toml")).unwrap(),
     )
     .unwrap();
-    let good = config.train_config().unwrap().fresh_net().unwrap().to_bytes(None);
+    let good = config.train_config().fresh_net().unwrap().to_bytes(None);
     let header = 8 + u64::from_le_bytes(good[..8].try_into().unwrap()) as usize;
     let mut huge = good.clone();
     for (i, chunk) in huge[header..].chunks_exact_mut(4).enumerate() {

@@ -5,7 +5,6 @@
 //! channels 0-8 name the target row and 9-17 the target column, each skipping
 //! the source's own row or column. 18 channels x 100 sources = 1800 ids.
 
-use crate::error::Error;
 use crate::piece::Color;
 use crate::square::Square;
 
@@ -15,12 +14,17 @@ pub use stratego_contract::ActionId;
 /// The size of Stratego's fixed action space.
 pub const NUM_ACTIONS: usize = 1800;
 
+/// Text that is not a move (`Error::MoveSyntax` in the engine's errors).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a move (expected two squares like `b2-b5`)")]
+pub struct MoveSyntaxError(pub String);
+
 stratego_contract::endpoint_move! {
     /// A move in absolute coordinates, named by its two endpoints: written
     /// `b2-b5` (absolute squares, whether or not the move is an attack),
     /// read from `b2-b5` or `b2xb5`.
     pub struct Move(Square);
-    Error = Error::MoveSyntax
+    MoveSyntaxError = MoveSyntaxError
 }
 
 impl Move {

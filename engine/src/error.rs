@@ -2,7 +2,7 @@
 //! setup, a position, a move, a record) ends here with a message that says
 //! what was wrong and where; nothing in the engine panics on input.
 
-use crate::action::Move;
+use crate::action::{Move, MoveSyntaxError};
 use crate::piece::{Color, PieceType};
 use crate::rules::RulesError;
 use crate::square::Square;
@@ -70,8 +70,8 @@ pub enum Error {
     Setup { color: Color, source: SetupError },
     #[error("malformed position: {0}")]
     Position(String),
-    #[error("`{0}` is not a move (expected two squares like `b2-b5`)")]
-    MoveSyntax(String),
+    #[error(transparent)]
+    MoveSyntax(#[from] MoveSyntaxError),
     /// A move the side to move may not make, and why. A finished game
     /// refuses every move with `GameOver` instead, so `reason` is never
     /// `Refusal::GameOver` here.

@@ -36,7 +36,7 @@ mod two_square;
 pub mod vecenv;
 mod zobrist;
 
-pub use action::{ActionId, Move, NUM_ACTIONS};
+pub use action::{ActionId, Move, MoveSyntaxError, NUM_ACTIONS};
 pub use api::{Game, GameState, GameType, Reason};
 pub use belief::{CountingPrior, TypeDistribution};
 pub use error::Refusal;

@@ -87,7 +87,7 @@ impl GameRecord {
         let moves = field("moves")?
             .split_whitespace()
             .enumerate()
-            .map(|(i, m)| m.parse().map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) }))
+            .map(|(i, m)| m.parse().map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(Error::from(e)) }))
             .collect::<Result<Vec<Move>, Error>>()?;
         let result = match fields.get("result") {
             None => None,

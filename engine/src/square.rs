@@ -8,7 +8,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::notation::Grid;
-use crate::piece::Color;
+use stratego_contract::Color;
 
 /// One of the 100 cells of the board (lakes included).
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]

@@ -311,7 +311,7 @@ impl State {
         if let Some((&"moves", after)) = rest.split_first() {
             let count = after.iter().position(|t| *t == "forfeit").unwrap_or(after.len());
             for (i, text) in after[..count].iter().enumerate() {
-                let played = text.parse::<Move>().and_then(|mv| state.apply_move(mv));
+                let played = text.parse::<Move>().map_err(Error::from).and_then(|mv| state.apply_move(mv));
                 played.map_err(|e| Error::AtPly { ply: i + 1, source: Box::new(e) })?;
             }
             rest = &after[count..];
