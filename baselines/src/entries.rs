@@ -1,165 +1,26 @@
-//! The baselines' entries in the player registry, and their canonical names.
+//! The baselines' entries in the player registry.
 //!
 //! Each entry reads its own options from a generic spec; a canonical name
 //! leaves defaults out and lists options in a fixed order, so a spec and its
 //! canonical form make the same player and the arena's tables name players
-//! one way.
+//! one way. Each player's spec (its options, its name, how a spec reads
+//! back) lives beside the player (`random_spec` in `random.rs`,
+//! `expectimax_spec` and `expectimax_config` in `expectimax.rs`, ...); this
+//! file only lists them, so no player calls back into it.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use stratego_players::{Entry, FnFactory, Naming, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
-use crate::expectimax::{ExpectimaxConfig, ExpectimaxPlayer, Leaf};
-use crate::greedy::GreedyPlayer;
-use crate::ntuple::{NTupleFactory, NTupleNet, NTuplePlayer};
+use crate::expectimax::{
+    expectimax_config, expectimax_leaf, expectimax_spec, ExpectimaxPlayer, Leaf, EXPECTIMAX_OPTIONS,
+};
+use crate::greedy::{greedy_spec, GreedyPlayer};
+use crate::ntuple::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};
 use crate::press::Press;
-use crate::random::RandomPlayer;
+use crate::random::{random_spec, RandomPlayer};
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
-const NTUPLE_OPTIONS: &str = concat!("press=auto|on|off, ", stratego_players::setup_option!());
-const EXPECTIMAX_OPTIONS: &str = concat!(
-    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
-     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, ",
-    stratego_players::setup_option!()
-);
-
-/// Adds `setup=` when it is not the default, or always when resolved.
-fn with_setup(spec: PlayerSpec, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
-    spec.with_default(naming, "setup", setup, SetupPolicy::default())
-}
-
-pub fn random_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
-    with_setup(PlayerSpec::named("random"), setup, naming)
-}
-
-pub fn greedy_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
-    with_setup(PlayerSpec::named("greedy"), setup, naming)
-}
-
-/// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,press=P]
-/// [,scale=N][,guard=..][,informed=..][,setup=S]`: the depth always (it is
-/// what a reader looks for), the rest when not the default (every one when
-/// resolved); `expectimax:time=MS` when the clock alone decides the depth
-/// (resolved too: naming a depth would hand the decision back to it).
-/// `leaf: None` for a kind that has no `leaf` option (the guided search,
-/// whose leaf is always the hand-written one).
-pub fn expectimax_spec(
-    config: &ExpectimaxConfig,
-    setup: SetupPolicy,
-    leaf: Option<&Leaf>,
-    naming: Naming,
-) -> PlayerSpec {
-    let timed = config.time.is_some() && config.clock_decides;
-    let defaults = ExpectimaxConfig::default();
-    let mut spec = PlayerSpec::named("expectimax");
-    // A timed search whose depth the clock decides is named by its clock.
-    if !timed {
-        spec = spec.with("depth", config.depth).with_default(naming, "nodes", config.nodes, defaults.nodes);
-    }
-    spec = spec.with_some("time", config.time.map(|t| t.as_millis()));
-    if let Some(leaf) = leaf {
-        let leaf = match leaf {
-            Leaf::NTuple { path, .. } => format!("ntuple:{path}"),
-            Leaf::Handwritten => "handwritten".to_string(),
-        };
-        spec = spec.with_default(naming, "leaf", leaf, "handwritten".to_string());
-    }
-    let switch = |on: bool| if on { "on" } else { "off" };
-    let spec = spec
-        .with_default(naming, "press", config.press.name(), Press::default().name())
-        .with_default(naming, "scale", config.scale, defaults.scale)
-        .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
-        // Named only when on, in both namings: the names of players
-        // registered before the option existed stay theirs.
-        .with_some("defend", config.defend.then_some("on"))
-        .with_default(naming, "informed", switch(config.informed), switch(defaults.informed));
-    with_setup(spec, setup, naming)
-}
-
-/// `ntuple:PATH[,press=P][,setup=S]`.
-pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
-    let spec = PlayerSpec::named("ntuple").with_path(path).with_default(
-        naming,
-        "press",
-        press.name(),
-        Press::default().name(),
-    );
-    with_setup(spec, setup, naming)
-}
-
-/// The `press=` option of a spec.
-fn press_option(spec: &PlayerSpec) -> Result<Press, SpecError> {
-    match spec.option("press") {
-        None => Ok(Press::default()),
-        Some(text) => {
-            Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off"))
-        }
-    }
-}
-
-/// An `on|off` option of a spec.
-fn switch_option(spec: &PlayerSpec, key: &str, default: bool) -> Result<bool, SpecError> {
-    match spec.option(key) {
-        None => Ok(default),
-        Some("on") => Ok(true),
-        Some("off") => Ok(false),
-        Some(text) => Err(SpecError::bad_value(key, text, "expected on or off")),
-    }
-}
-
-/// The search limits of an `expectimax` spec.
-pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecError> {
-    let defaults = ExpectimaxConfig::default();
-    let depth = spec.parse_option(
-        "depth",
-        defaults.depth,
-        |d: &u32| (1..=ExpectimaxConfig::MAX_DEPTH).contains(d),
-        "expected a whole number of plies from 1 to 20",
-    )?;
-    let nodes = spec.parse_option("nodes", defaults.nodes, |n: &u64| *n >= 1, "expected a positive whole number")?;
-    let time = match spec.option("time") {
-        None => None,
-        Some(_) => {
-            let ms = spec.parse_option("time", 0u64, |n: &u64| *n >= 1, "expected milliseconds, at least 1")?;
-            Some(std::time::Duration::from_millis(ms))
-        }
-    };
-    let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
-    let press = press_option(spec)?;
-    let scale =
-        spec.parse_option("scale", defaults.scale, |_: &u32| true, "expected a whole number of material points")?;
-    let guard = switch_option(spec, "guard", defaults.guard)?;
-    let defend = switch_option(spec, "defend", defaults.defend)?;
-    let informed = switch_option(spec, "informed", defaults.informed)?;
-    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press, scale, guard, defend, informed };
-    Ok(match time {
-        Some(limit) => config.under_clock(limit),
-        None => config,
-    })
-}
-
-/// The leaf of an `expectimax` spec, its tables read.
-fn expectimax_leaf(spec: &PlayerSpec) -> Result<Leaf, SpecError> {
-    match spec.option("leaf") {
-        None | Some("handwritten") => Ok(Leaf::Handwritten),
-        Some(value) => match value.split_once(':') {
-            Some(("ntuple", path)) if !path.trim().is_empty() => {
-                let path = path.trim().to_string();
-                Ok(Leaf::NTuple { net: load_tables(&path, spec)?, path })
-            }
-            _ => Err(SpecError::bad_value("leaf", value, "expected `handwritten` or `ntuple:PATH`")),
-        },
-    }
-}
-
-/// Reads n-tuple tables for a spec (any ruleset: the arena checks it
-/// against the match's through `PlayerFactory::check_rules`).
-pub fn load_tables(path: &str, spec: &PlayerSpec) -> Result<Arc<NTupleNet>, SpecError> {
-    NTupleNet::load(Path::new(path), None)
-        .map(Arc::new)
-        .map_err(|e| SpecError::Load { spec: spec.to_string(), why: e.to_string() })
-}
 
 /// Makes players of one kind from a closure, with their leaf evaluation.
 /// Only an n-tuple leaf knows a ruleset, so the leaf (hand-written for
@@ -257,7 +118,7 @@ pub fn register(registry: &mut Registry) {
         build: Box::new(|spec, _| {
             spec.check_keys(NTUPLE_OPTIONS)?;
             let path = spec.path.as_deref().expect("the registry checked the path");
-            let (setup, press) = (spec.setup()?, press_option(spec)?);
+            let (setup, press) = (spec.setup()?, Press::option(spec)?);
             let net = load_tables(path, spec)?;
             let name = ntuple_spec(path, press, setup, Naming::Canonical).to_string();
             Ok(Arc::new(NTupleFactory(NTuplePlayer { net, name, setup, press })))
@@ -280,6 +141,7 @@ pub fn factory_of(text: &str) -> Result<Arc<dyn PlayerFactory>, SpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::expectimax::ExpectimaxConfig;
 
     #[test]
     fn specs_parse_and_print_canonically() {

@@ -68,10 +68,10 @@ use rand::Rng;
 use stratego_engine::{Color, CountingPrior, Move, PieceSet, PieceType, Setup, Square, State};
 
 use stratego_players::determinize::{determinize, with_hidden_type};
-use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
+use stratego_players::{AgentRng, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
 use crate::heuristic::{leaf_value, press_term, terminal_score, LeafTerms, DEFAULT_SCALE, WIN};
-use crate::ntuple::{NTupleNet, LEAF_SCALE};
+use crate::ntuple::{load_tables, NTupleNet, LEAF_SCALE};
 pub use crate::press::Press;
 use crate::press::TABLES_PRESS_SCALE;
 
@@ -506,8 +506,7 @@ impl HiddenBattle {
 
 impl Player for ExpectimaxPlayer {
     fn name(&self) -> String {
-        crate::entries::expectimax_spec(&self.config, self.setup, Some(&self.leaf), stratego_players::Naming::Canonical)
-            .to_string()
+        expectimax_spec(&self.config, self.setup, Some(&self.leaf), Naming::Canonical).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {
@@ -533,5 +532,111 @@ impl Player for ExpectimaxPlayer {
     /// limit, the tighter of the two deciding (`ExpectimaxConfig::under_clock`).
     fn limit_move_time(&mut self, limit: Duration) {
         self.config = self.config.under_clock(limit);
+    }
+}
+
+// The spec of an expectimax player: its options, its canonical name and
+// how a spec's text reads back as a config (the registry's entry,
+// `entries.rs`, calls these).
+
+/// The options an `expectimax` spec takes.
+pub const EXPECTIMAX_OPTIONS: &str = concat!(
+    "depth=N (1-20), nodes=N, time=MS, leaf=handwritten|ntuple:PATH, press=auto|on|off, \
+     scale=N (material points; 0 = linear), guard=on|off, defend=on|off, informed=on|off, ",
+    stratego_players::setup_option!()
+);
+
+/// `expectimax:depth=D[,nodes=N][,time=MS][,leaf=ntuple:PATH][,press=P]
+/// [,scale=N][,guard=..][,informed=..][,setup=S]`: the depth always (it is
+/// what a reader looks for), the rest when not the default (every one when
+/// resolved); `expectimax:time=MS` when the clock alone decides the depth
+/// (resolved too: naming a depth would hand the decision back to it).
+/// `leaf: None` for a kind that has no `leaf` option (the guided search,
+/// whose leaf is always the hand-written one).
+pub fn expectimax_spec(
+    config: &ExpectimaxConfig,
+    setup: SetupPolicy,
+    leaf: Option<&Leaf>,
+    naming: Naming,
+) -> PlayerSpec {
+    let timed = config.time.is_some() && config.clock_decides;
+    let defaults = ExpectimaxConfig::default();
+    let mut spec = PlayerSpec::named("expectimax");
+    // A timed search whose depth the clock decides is named by its clock.
+    if !timed {
+        spec = spec.with("depth", config.depth).with_default(naming, "nodes", config.nodes, defaults.nodes);
+    }
+    spec = spec.with_some("time", config.time.map(|t| t.as_millis()));
+    if let Some(leaf) = leaf {
+        let leaf = match leaf {
+            Leaf::NTuple { path, .. } => format!("ntuple:{path}"),
+            Leaf::Handwritten => "handwritten".to_string(),
+        };
+        spec = spec.with_default(naming, "leaf", leaf, "handwritten".to_string());
+    }
+    let switch = |on: bool| if on { "on" } else { "off" };
+    let spec = spec
+        .with_default(naming, "press", config.press.name(), Press::default().name())
+        .with_default(naming, "scale", config.scale, defaults.scale)
+        .with_default(naming, "guard", switch(config.guard), switch(defaults.guard))
+        // Named only when on, in both namings: the names of players
+        // registered before the option existed stay theirs.
+        .with_some("defend", config.defend.then_some("on"))
+        .with_default(naming, "informed", switch(config.informed), switch(defaults.informed));
+    spec.with_setup(setup, naming)
+}
+
+/// An `on|off` option of a spec.
+fn switch_option(spec: &PlayerSpec, key: &str, default: bool) -> Result<bool, SpecError> {
+    match spec.option(key) {
+        None => Ok(default),
+        Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(text) => Err(SpecError::bad_value(key, text, "expected on or off")),
+    }
+}
+
+/// The search limits of an `expectimax` spec.
+pub fn expectimax_config(spec: &PlayerSpec) -> Result<ExpectimaxConfig, SpecError> {
+    let defaults = ExpectimaxConfig::default();
+    let depth = spec.parse_option(
+        "depth",
+        defaults.depth,
+        |d: &u32| (1..=ExpectimaxConfig::MAX_DEPTH).contains(d),
+        "expected a whole number of plies from 1 to 20",
+    )?;
+    let nodes = spec.parse_option("nodes", defaults.nodes, |n: &u64| *n >= 1, "expected a positive whole number")?;
+    let time = match spec.option("time") {
+        None => None,
+        Some(_) => {
+            let ms = spec.parse_option("time", 0u64, |n: &u64| *n >= 1, "expected milliseconds, at least 1")?;
+            Some(std::time::Duration::from_millis(ms))
+        }
+    };
+    let clock_decides = spec.option("depth").is_none() && spec.option("nodes").is_none();
+    let press = Press::option(spec)?;
+    let scale =
+        spec.parse_option("scale", defaults.scale, |_: &u32| true, "expected a whole number of material points")?;
+    let guard = switch_option(spec, "guard", defaults.guard)?;
+    let defend = switch_option(spec, "defend", defaults.defend)?;
+    let informed = switch_option(spec, "informed", defaults.informed)?;
+    let config = ExpectimaxConfig { depth, nodes, time, clock_decides, press, scale, guard, defend, informed };
+    Ok(match time {
+        Some(limit) => config.under_clock(limit),
+        None => config,
+    })
+}
+
+/// The leaf of an `expectimax` spec, its tables read.
+pub fn expectimax_leaf(spec: &PlayerSpec) -> Result<Leaf, SpecError> {
+    match spec.option("leaf") {
+        None | Some("handwritten") => Ok(Leaf::Handwritten),
+        Some(value) => match value.split_once(':') {
+            Some(("ntuple", path)) if !path.trim().is_empty() => {
+                let path = path.trim().to_string();
+                Ok(Leaf::NTuple { net: load_tables(&path, spec)?, path })
+            }
+            _ => Err(SpecError::bad_value("leaf", value, "expected `handwritten` or `ntuple:PATH`")),
+        },
     }
 }

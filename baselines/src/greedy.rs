@@ -16,6 +16,7 @@ use crate::values::value;
 use stratego_players::player::{AgentRng, Player, PlayerError};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{Cell, InfoView, OpponentPiece};
+use stratego_players::{Naming, PlayerSpec};
 
 /// Bonus for a battle that reveals a hidden opponent piece.
 pub const REVEAL_BONUS: f64 = 2.0;
@@ -71,9 +72,14 @@ pub fn score(view: &InfoView<'_>, prior: &CountingPrior, mv: Move) -> f64 {
     total
 }
 
+/// `greedy[:setup=S]`.
+pub fn greedy_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    PlayerSpec::named("greedy").with_setup(setup, naming)
+}
+
 impl Player for GreedyPlayer {
     fn name(&self) -> String {
-        crate::entries::greedy_spec(self.setup, stratego_players::Naming::Canonical).to_string()
+        greedy_spec(self.setup, Naming::Canonical).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

@@ -25,6 +25,7 @@
 
 use stratego_engine::{Color, Move, PieceType, ProgressRules, Ruleset, Square, State};
 use stratego_players::view::{Cell, InfoView};
+use stratego_players::{PlayerSpec, SpecError};
 
 use crate::greedy::type_distribution;
 use crate::values::{expected_value, value};
@@ -68,6 +69,16 @@ pub enum Press {
 }
 
 impl Press {
+    /// The `press=` option of a spec.
+    pub fn option(spec: &PlayerSpec) -> Result<Press, SpecError> {
+        match spec.option("press") {
+            None => Ok(Press::default()),
+            Some(text) => {
+                Press::from_name(text).ok_or_else(|| SpecError::bad_value("press", text, "expected auto, on or off"))
+            }
+        }
+    }
+
     /// The spec option as the registry lists it.
     pub const OPTION: &'static str = "press=auto|on|off";
 

@@ -3,7 +3,12 @@
 use rand::Rng;
 use stratego_engine::{Move, PieceSet, Setup};
 
-use stratego_players::{AgentRng, InfoView, Player, PlayerError, SetupPolicy};
+use stratego_players::{AgentRng, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy};
+
+/// `random[:setup=S]`.
+pub fn random_spec(setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    PlayerSpec::named("random").with_setup(setup, naming)
+}
 
 /// Plays a uniformly random legal move.
 #[derive(Clone, Debug, Default)]
@@ -13,7 +18,7 @@ pub struct RandomPlayer {
 
 impl Player for RandomPlayer {
     fn name(&self) -> String {
-        crate::entries::random_spec(self.setup, stratego_players::Naming::Canonical).to_string()
+        random_spec(self.setup, Naming::Canonical).to_string()
     }
 
     fn choose_setup(&mut self, set: PieceSet, rng: &mut AgentRng) -> Setup {

@@ -139,7 +139,7 @@ impl Maker {
                 MakerKind::Guided(GuidedFactory::load(&path()?, options, device).map_err(|e| error(&e))?)
             }
             "expectimax" => MakerKind::Expectimax(
-                stratego_baselines::entries::expectimax_config(&spec).map_err(|e| error(&e))?,
+                stratego_baselines::expectimax::expectimax_config(&spec).map_err(|e| error(&e))?,
                 spec.setup().map_err(|e| error(&e))?,
             ),
             _ => MakerKind::Other,

@@ -33,7 +33,7 @@
 
 use std::time::Duration;
 
-use stratego_baselines::entries::expectimax_config;
+use stratego_baselines::expectimax::expectimax_config;
 use stratego_baselines::expectimax::{ExpectimaxConfig, ExpectimaxPlayer};
 use stratego_baselines::heuristic::WIN;
 use stratego_engine::Move;
@@ -100,7 +100,7 @@ impl NetworkPlayerKind for GuidedOptions {
     /// The margin, then the search's options as `expectimax` names them
     /// (its `setup=`, which is last there, is the scaffold's).
     fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
-        let searched = stratego_baselines::entries::expectimax_spec(&self.search, self.setup, None, naming);
+        let searched = stratego_baselines::expectimax::expectimax_spec(&self.search, self.setup, None, naming);
         let mut spec = spec.with_default(naming, "margin", self.margin, GuidedOptions::DEFAULT_MARGIN);
         spec.options.extend(searched.options.into_iter().filter(|(key, _)| key != "setup"));
         spec

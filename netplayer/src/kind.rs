@@ -53,12 +53,7 @@ pub trait NetworkPlayerKind: Copy + Send + Sync + 'static {
     /// The spec of a player with these options on the checkpoint `path`,
     /// `setup=` last.
     fn spec(&self, path: &str, naming: Naming) -> PlayerSpec {
-        self.name_options(PlayerSpec::named(Self::NAME).with_path(path), naming).with_default(
-            naming,
-            "setup",
-            self.setup(),
-            SetupPolicy::default(),
-        )
+        self.name_options(PlayerSpec::named(Self::NAME).with_path(path), naming).with_setup(self.setup(), naming)
     }
 
     /// How the player sets up its army.

@@ -159,14 +159,11 @@ impl FromStr for SetupPolicy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SetupPolicy::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
-                let (last, rest) = names.split_last().expect("there are policies");
-                format!("expected {} or {last}", rest.join(", "))
-            })
+        SetupPolicy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
+            let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
+            let (last, rest) = names.split_last().expect("there are policies");
+            format!("expected {} or {last}", rest.join(", "))
+        })
     }
 }
 
@@ -385,7 +382,8 @@ fn structured(set: PieceSet, rng: &mut AgentRng) -> Setup {
     }
     d.scatter(Bomb, u8::MAX, 0..=2, rng);
     if rng.random_bool(0.5) {
-        let mut front: Vec<usize> = OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).filter(|&c| d.slots[c].is_none()).collect();
+        let mut front: Vec<usize> =
+            OPEN_FRONT_COLUMNS.iter().map(|c| 30 + c).filter(|&c| d.slots[c].is_none()).collect();
         front.shuffle(rng);
         for cell in front.into_iter().take(3) {
             if d.left[Scout.index()] > 0 {

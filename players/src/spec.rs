@@ -155,6 +155,13 @@ impl PlayerSpec {
         }
     }
 
+    /// `setup=` added when it is not the default, or always when resolved:
+    /// the writing side of [`PlayerSpec::setup`], which every player's
+    /// name ends with.
+    pub fn with_setup(self, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+        self.with_default(naming, "setup", setup, SetupPolicy::default())
+    }
+
     /// The `setup=` option every player takes.
     pub fn setup(&self) -> Result<SetupPolicy, SpecError> {
         match self.option("setup") {

@@ -24,7 +24,7 @@ pub mod train;
 pub use file::TableFileError;
 pub use layout::Layout;
 pub use net::NTupleNet;
-pub use player::{NTupleFactory, NTuplePlayer};
+pub use player::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};
 pub use train::{train, GameStats, NTupleTrainError, TdConfig, TrainConfig, Trainer};
 
 /// Expectimax leaves valued by the tables are scaled by this (the hand-written

@@ -2,6 +2,7 @@
 //! legal move with the tables and plays the best one, without search; under
 //! rules that do not end shuffling it presses when ahead (`press`).
 
+use std::path::Path;
 use std::sync::Arc;
 
 use rand::Rng;
@@ -13,7 +14,7 @@ use crate::press::{Press, ViewPress, TABLES_PRESS_SCALE};
 use stratego_players::player::{AgentRng, Player, PlayerError, PlayerFactory};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::InfoView;
-use stratego_players::{Naming, PlayerSpec};
+use stratego_players::{Naming, PlayerSpec, SpecError};
 
 /// The tables' value of one point of the press's pull (`crate::press`).
 const PRESS_PER_POINT: f64 = TABLES_PRESS_SCALE / LEAF_SCALE;
@@ -77,7 +78,7 @@ impl PlayerFactory for NTupleFactory {
     fn resolved_name(&self) -> String {
         match self.0.name.parse::<PlayerSpec>() {
             Ok(PlayerSpec { name, path: Some(path), .. }) if name == "ntuple" => {
-                crate::entries::ntuple_spec(&path, self.0.press, self.0.setup, Naming::Resolved).to_string()
+                ntuple_spec(&path, self.0.press, self.0.setup, Naming::Resolved).to_string()
             }
             _ => self.0.name.clone(),
         }
@@ -94,4 +95,26 @@ impl PlayerFactory for NTupleFactory {
     fn trained_rules(&self) -> Option<Ruleset> {
         Some(*self.0.net.rules())
     }
+}
+
+/// The options an `ntuple` spec takes.
+pub const NTUPLE_OPTIONS: &str = concat!("press=auto|on|off, ", stratego_players::setup_option!());
+
+/// `ntuple:PATH[,press=P][,setup=S]`.
+pub fn ntuple_spec(path: &str, press: Press, setup: SetupPolicy, naming: Naming) -> PlayerSpec {
+    let spec = PlayerSpec::named("ntuple").with_path(path).with_default(
+        naming,
+        "press",
+        press.name(),
+        Press::default().name(),
+    );
+    spec.with_setup(setup, naming)
+}
+
+/// Reads n-tuple tables for a spec (any ruleset: the arena checks it
+/// against the match's through `PlayerFactory::check_rules`).
+pub fn load_tables(path: &str, spec: &PlayerSpec) -> Result<Arc<NTupleNet>, SpecError> {
+    NTupleNet::load(Path::new(path), None)
+        .map(Arc::new)
+        .map_err(|e| SpecError::Load { spec: spec.to_string(), why: e.to_string() })
 }
