@@ -395,7 +395,7 @@ fn dump(
     for (t, &settings) in tasks.iter().enumerate() {
         // One generator per task, so adding a task leaves the others' states alone.
         let mut rng =
-            Xoshiro256PlusPlus::seed_from_u64(stratego_engine::seed::stream_seed(seed, "cotoan-task", t as u64));
+            Xoshiro256PlusPlus::seed_from_u64(stratego_contract::seed::stream_seed(seed, "cotoan-task", t as u64));
         for game in 0..games {
             for state in random_trajectory(settings, plies, &mut rng) {
                 writeln!(out, "{}", json_state("reachable", game, &state)).map_err(output)?;

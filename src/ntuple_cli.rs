@@ -12,9 +12,9 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use stratego_baselines::ntuple::speed::{measure, positions};
 use stratego_baselines::ntuple::{train, NTupleNet, TdConfig, TrainConfig, Trainer};
-use stratego_players::setup_policy::SetupPolicy;
 use stratego_engine::Ruleset;
 use stratego_learner::ntuple::{NTupleConfig, NTupleOptions, NTupleRun, Outcome};
+use stratego_players::setup_policy::SetupPolicy;
 
 use crate::run_args::{default_run_dir, RunArgs, Start};
 use crate::{output, CliError};

@@ -98,11 +98,7 @@ fn bad_configs_are_one_error_line_naming_the_key() {
     check("pieces.toml", &tiny.replace("pieces=barrage", "pieces=mini"), "`rules`");
     check("games.toml", &tiny.replace("games = 4\n", "games = 3\n"), "`eval.games`");
     check("keep.toml", &tiny.replace("keep = 2", "keep = 0"), "`checkpoint.keep`");
-    check(
-        "opponent.toml",
-        &tiny.replace("[eval]\n", "[eval]\nopponent = \"alphazero\"\n"),
-        "`eval.opponent`",
-    );
+    check("opponent.toml", &tiny.replace("[eval]\n", "[eval]\nopponent = \"alphazero\"\n"), "`eval.opponent`");
     assert_one_line_error(&train(&["--config", "/nonexistent/c.toml"]), "cannot read /nonexistent/c.toml");
     std::fs::remove_dir_all(&dir).unwrap();
 }

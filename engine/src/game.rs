@@ -14,8 +14,6 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::action::NUM_ACTIONS;
-use crate::api::{ChanceMode, Game, GameState, GameType, Information};
-use crate::canonical::CanonicalSettings;
 use crate::error::Error;
 use crate::obs::{Encoder, Layout};
 use crate::piece::Color;
@@ -23,6 +21,8 @@ use crate::rules::Ruleset;
 use crate::square::Square;
 use crate::state::State;
 use crate::vecenv::{RandomSetups, SetupSource};
+use stratego_contract::api::{ChanceMode, Game, GameState, GameType, Information};
+use stratego_contract::canonical::CanonicalSettings;
 
 /// The layout of `GameState::observation` for Stratego: the compact planes
 /// (which need no piece histories), from the observing player's frame.

@@ -4,15 +4,12 @@
 //! representation contract (ruleset identity, coordinates, action ids, text
 //! formats) in docs/CONTRACT.md. This crate depends on no ML library.
 //!
-//! It also holds the game contract other games implement beside Stratego
-//! (`api`: `Game`, `GameState`, `Outcome`; `canonical`: settings texts;
-//! `notation`: square and move names; `conformance`: `random_sim_test`),
-//! and knows no game but Stratego.
+//! The game contract other games implement beside Stratego (`Game`,
+//! `GameState`, settings texts, square and move names, seeds,
+//! `random_sim_test`) is the `stratego_contract` crate beneath this one;
+//! this crate implements it for Stratego and knows no other game.
 
 pub mod action;
-// The game contract, whose modules keep their paths here
-// (`stratego_engine::seed::...`) for the crates that stand on the engine.
-pub use stratego_contract::{api, canonical, conformance, notation, seed, short_id};
 pub mod belief;
 mod chase;
 pub mod error;
@@ -37,7 +34,6 @@ pub mod vecenv;
 mod zobrist;
 
 pub use action::{ActionId, Move, MoveSyntaxError, NUM_ACTIONS};
-pub use api::{Game, GameState, GameType, Reason};
 pub use belief::{CountingPrior, TypeDistribution};
 pub use error::Refusal;
 pub use error::{Error, SetupError};
@@ -52,4 +48,5 @@ pub use rules::{RulesError, Ruleset, RulesetId, NAMED_RULESETS, REFEREE_MAX_PLIE
 pub use setup::Setup;
 pub use square::Square;
 pub use state::{BattleRecord, Death, EndReason, Outcome, PlyRecord, State};
+pub use stratego_contract::api::{Game, GameState, GameType, Reason};
 pub use vecenv::{write_belief_targets, FinishedGame, RandomSetups, SetupSource, SparseBatch, VecEnv, BELIEF_IGNORE};

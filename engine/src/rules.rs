@@ -4,13 +4,13 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::canonical::{CanonicalSettings, SettingsFamily, ShortId};
 use crate::piece::PieceSet;
+use stratego_contract::canonical::{CanonicalSettings, SettingsFamily, ShortId};
 
 /// A ruleset text or id that cannot be used: the contract's settings-text
 /// error (`canonical::SettingsError`) for Stratego's rulesets, whose
 /// messages say `ruleset` (`malformed ruleset: ...`, `ruleset mismatch: ...`).
-pub type RulesError = crate::canonical::SettingsError<Ruleset>;
+pub type RulesError = stratego_contract::canonical::SettingsError<Ruleset>;
 
 /// The version of the rules this code implements (docs/RULES.md). Bump it
 /// whenever a rule's behaviour changes, so old records and checkpoints are

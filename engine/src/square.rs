@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::notation::Grid;
+use stratego_contract::notation::Grid;
 use stratego_contract::Color;
 
 /// One of the 100 cells of the board (lakes included).

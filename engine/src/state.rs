@@ -38,7 +38,7 @@ stratego_contract::end_reasons! {
 }
 
 /// The result of a finished game of Stratego (`red-wins flag-captured`).
-pub type Outcome = crate::api::Outcome<EndReason>;
+pub type Outcome = stratego_contract::api::Outcome<EndReason>;
 
 /// A battle as it happened.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

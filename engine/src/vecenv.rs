@@ -176,7 +176,8 @@ impl VecEnv {
                 // Distinct, reproducible streams per game: the seed picks the
                 // batch, `jump` would tie streams to creation order, so mix
                 // the index into the seed instead.
-                let rng = Xoshiro256PlusPlus::seed_from_u64(crate::seed::stream_seed(seed, "game", i as u64));
+                let rng =
+                    Xoshiro256PlusPlus::seed_from_u64(stratego_contract::seed::stream_seed(seed, "game", i as u64));
                 Env::new(rules, source.as_ref(), rng)
             })
             .collect::<Result<Vec<_>, Error>>()?;

@@ -3,8 +3,8 @@
 //! and OpenSpiel's random simulation test (`conformance::random_sim_test`)
 //! for classic and Barrage.
 
-use stratego_engine::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
-use stratego_engine::conformance::{check_outcomes, check_parameters, check_square_names, random_sim_test};
+use stratego_contract::api::{ChanceMode, Dynamics, Game, GameState, Information, Reason, RewardModel, Utility};
+use stratego_contract::conformance::{check_outcomes, check_parameters, check_square_names, random_sim_test};
 use stratego_engine::square::GRID;
 use stratego_engine::{observe, Color, EndReason, Layout, Outcome, Ruleset, Square, State, StrategoGame, NUM_ACTIONS};
 

@@ -2,10 +2,10 @@
 //! it by the state API alone, and the generic search refuses it, since it
 //! would read the hidden pieces.
 
+use stratego_contract::api::{Game, GameState};
 use stratego_contract::arena::{play_game, play_match};
 use stratego_contract::bots::{BotSpec, RandomBot};
 use stratego_contract::mcts::{Mcts, MctsConfig, SearchError};
-use stratego_engine::api::{Game, GameState};
 use stratego_engine::{Ruleset, State, StrategoGame};
 
 #[test]

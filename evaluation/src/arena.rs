@@ -216,7 +216,7 @@ impl MatchResult {
     }
 }
 
-pub use stratego_engine::seed::derive_seed;
+pub use stratego_contract::seed::derive_seed;
 
 /// Generator streams of one pair.
 #[derive(Copy, Clone)]

@@ -9,7 +9,7 @@ use burn::module::Module;
 use burn::tensor::Tensor;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::seed::stream_seed;
+use stratego_contract::seed::stream_seed;
 use stratego_model::StrategoNet;
 
 use crate::config::TrainConfig;

@@ -45,7 +45,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use stratego_engine::seed::{derive_seed, stream_seed};
+use stratego_contract::seed::{derive_seed, stream_seed};
 use stratego_engine::{Color, GameRecord, Layout, Outcome};
 use stratego_evaluation::arena::play_game;
 use stratego_model::{CheckpointMeta, Device, StrategoNet};

@@ -17,7 +17,7 @@
 use burn::optim::ModuleOptimizer;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::seed::stream_seed;
+use stratego_contract::seed::stream_seed;
 use stratego_model::{Device, StrategoNet};
 use stratego_selfplay::GameTrajectory;
 

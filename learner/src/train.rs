@@ -37,7 +37,7 @@ use std::time::Instant;
 use burn::module::Module;
 use burn::optim::ModuleOptimizer;
 use crossbeam_channel::{bounded, Receiver};
-use stratego_engine::seed::stream_seed;
+use stratego_contract::seed::stream_seed;
 use stratego_model::{CheckpointMeta, Device, StrategoNet};
 use stratego_runlog::{MetricsLog, Progress, TensorBoard};
 use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, InferenceService, Pool};

@@ -8,7 +8,7 @@
 //! later version, plays new ones.
 
 use crossbeam_channel::Receiver;
-use stratego_engine::seed::stream_seed;
+use stratego_contract::seed::stream_seed;
 use stratego_model::Device;
 use stratego_selfplay::{Actors, GameTrajectory, InferenceService};
 

@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use stratego_cotoan::fixtures;
 use stratego_cotoan::{CoToanState as State, Move, Settings, NUM_ACTIONS, OBSERVATION_LEN};
-use stratego_engine::canonical::CanonicalSettings;
+use stratego_contract::canonical::CanonicalSettings;
 
 use crate::{action_id, value_error};
 

@@ -13,7 +13,7 @@ use std::str::FromStr;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use stratego_engine::canonical::CanonicalSettings;
+use stratego_contract::canonical::CanonicalSettings;
 
 /// The Python methods the two engine-state classes (`StrategoState`,
 /// `CoToanState`) share, written once: a second `#[pymethods]` block for

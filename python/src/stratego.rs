@@ -9,7 +9,7 @@ use std::str::FromStr;
 use numpy::{PyArray3, PyArrayMethods, PyReadwriteArray1};
 use pyo3::prelude::*;
 use rand::SeedableRng;
-use stratego_engine::canonical::CanonicalSettings;
+use stratego_contract::canonical::CanonicalSettings;
 use stratego_engine::{
     Color, CountingPrior, Encoder, HistoryFeatures, Layout, Move, Piece, PieceSet, PieceType, Ruleset, Setup, Square,
     State, NUM_ACTIONS,
@@ -131,7 +131,7 @@ fn deal_setup(pieces: &str, source: &str, index: u64) -> PyResult<String> {
     let set = PieceSet::from_name(pieces)
         .ok_or_else(|| value_error(format!("piece set `{pieces}` is not classic or barrage")))?;
     let policy = parse_setup_policy(source)?;
-    let mut rng = AgentRng::seed_from_u64(stratego_engine::seed::stream_seed(DEAL_SEED, "deal", index));
+    let mut rng = AgentRng::seed_from_u64(stratego_contract::seed::stream_seed(DEAL_SEED, "deal", index));
     Ok(policy.choose(set, &mut rng).to_string())
 }
 

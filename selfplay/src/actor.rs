@@ -23,7 +23,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{unbounded, Receiver, Sender, TrySendError};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use stratego_engine::seed::stream_seed;
+use stratego_contract::seed::stream_seed;
 use stratego_engine::{
     ActionId, Color, FinishedGame, Layout, ProgressTracker, Ruleset, SetupSource, VecEnv, NUM_ACTIONS,
 };

@@ -144,7 +144,7 @@ async fn game_on(mut socket: WebSocket, server: Arc<Server>) {
         return;
     };
     let n = server.started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut rng = AgentRng::seed_from_u64(stratego_engine::seed::derive_seed(server.seed, n));
+    let mut rng = AgentRng::seed_from_u64(stratego_contract::seed::derive_seed(server.seed, n));
     let mut session: Option<Session> = None;
     loop {
         let message = match tokio::time::timeout(server.idle, socket.recv()).await {

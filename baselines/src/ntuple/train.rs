@@ -50,7 +50,7 @@ use super::alphabet::encode_state;
 use super::layout::Layout;
 use super::net::{Features, NTupleNet};
 use super::player::pick_best;
-use stratego_engine::seed::derive_seed;
+use stratego_contract::seed::derive_seed;
 use stratego_players::player::AgentRng;
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{InfoView, PublicPly};
