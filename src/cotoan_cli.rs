@@ -159,7 +159,7 @@ fn play(out: &mut impl Write, seed: u64, settings: Settings, print_moves: bool) 
 
 fn legal(out: &mut impl Write, snapshot: &str, settings: Option<&str>) -> Result<(), CliError> {
     let text = if snapshot == "-" {
-        stratego_engine::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}"))?
+        stratego_support::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}"))?
     } else {
         snapshot.to_string()
     };

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use stratego_engine::files::read_text;
+use stratego_support::files::read_text;
 use stratego_evaluation::report::record_path;
 use stratego_ucc::protocol::ucc_rules;
 use stratego_viewer::{read_game, render, Perspective};

@@ -448,7 +448,7 @@ fn read_position(position: String) -> Result<String, CliError> {
     if position != "-" {
         return Ok(position);
     }
-    stratego_engine::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}").into())
+    stratego_support::files::read_text_from(io::stdin()).map_err(|e| format!("cannot read stdin: {e}").into())
 }
 
 /// One line per ply: number, side, move, and the battle if there was one.
@@ -513,7 +513,7 @@ fn write_new_file(path: &Path, text: &str) -> Result<(), CliError> {
 }
 
 fn replay(out: &mut impl Write, path: &Path, rules: Option<&str>, print_moves: bool) -> Result<(), CliError> {
-    let text = stratego_engine::files::read_text(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = stratego_support::files::read_text(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let record = GameRecord::parse(&text)?;
     let state = match rules {
         Some(rules_text) => record.replay_under(&rules_text.parse::<Ruleset>()?)?,

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use stratego_engine::files::read_text;
+use stratego_support::files::read_text;
 use stratego_engine::{observe, CountingPrior, Move, PieceType, Square, State, NUM_ACTIONS};
 use stratego_model::{infer, DRAW, WIN};
 use stratego_ucc::bot::tracked_rules;

@@ -17,7 +17,7 @@ const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/OBSERVATIONS.md"
 #[test]
 fn docs_match_the_plane_tables() {
     let test = "cargo test -p stratego-engine --test observations";
-    stratego_engine::generated_docs::check_section(
+    stratego_support::generated_docs::check_section(
         DOC,
         "PLANE TABLES",
         &plane_tables_markdown(),

@@ -21,4 +21,3 @@ pub mod ladder;
 pub mod registration;
 pub mod report;
 pub mod stats;
-pub mod toml_line;

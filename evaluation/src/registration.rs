@@ -188,10 +188,10 @@ fn swap_mode() -> String {
 /// before any player is built (a pending registration names a network
 /// that does not exist yet).
 pub fn read(path: &Path) -> Result<Registration, RegistrationError> {
-    let text = stratego_engine::files::read_text(path)
+    let text = stratego_support::files::read_text(path)
         .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
     toml::from_str(&text)
-        .map_err(|e| RegistrationError::Invalid { path: path.to_path_buf(), why: crate::toml_line::one_line(&text, e) })
+        .map_err(|e| RegistrationError::Invalid { path: path.to_path_buf(), why: stratego_support::toml_line::one_line(&text, e) })
 }
 
 /// Reads and checks a registration file; `players` turns its specs into
@@ -413,10 +413,10 @@ fn output_stem(path: &Path) -> Result<String, RegistrationError> {
 /// changed since `prepare` checked it.
 fn reread(prepared: &Prepared) -> Result<Registration, RegistrationError> {
     let path = &prepared.path;
-    let text = stratego_engine::files::read_text(path)
+    let text = stratego_support::files::read_text(path)
         .map_err(|e| RegistrationError::Read { path: path.clone(), why: e.to_string() })?;
     let now: Registration = toml::from_str(&text)
-        .map_err(|e| RegistrationError::Invalid { path: path.clone(), why: crate::toml_line::one_line(&text, e) })?;
+        .map_err(|e| RegistrationError::Invalid { path: path.clone(), why: stratego_support::toml_line::one_line(&text, e) })?;
     let stated = |r: &Registration| Registration { results: Vec::new(), ..r.clone() };
     if stated(&now) != stated(&prepared.registration) || now.results.len() < prepared.registration.results.len() {
         return Err(RegistrationError::Invalid {
@@ -438,7 +438,7 @@ fn append_result(path: &Path, logged: &LoggedResult) -> Result<(), RegistrationE
     }
     let fail = |e: std::io::Error| RegistrationError::Append { path: path.to_path_buf(), why: e.to_string() };
     let table = toml::to_string(&Log { results: [logged] }).expect("a result serialises");
-    let mut text = stratego_engine::files::read_text(path).map_err(fail)?.into_bytes();
+    let mut text = stratego_support::files::read_text(path).map_err(fail)?.into_bytes();
     let separator = if text.last().is_none_or(|&b| b == b'\n') { "\n" } else { "\n\n" };
     text.extend_from_slice(format!("{separator}{table}").as_bytes());
     stratego_runlog::atomic_write(path, &text).map_err(|e| match e {

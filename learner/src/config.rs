@@ -547,13 +547,13 @@ fn invalid(key: &str, why: impl std::fmt::Display) -> TrainError {
 /// A toml error on one line, naming the key: "`run.device`: unknown
 /// variant `tpu`, expected one of `cpu`, ... (line 2)".
 fn toml_error(text: &str, e: toml::de::Error) -> TrainError {
-    TrainError::config_text(stratego_evaluation::toml_line::one_line(text, e))
+    TrainError::config_text(stratego_support::toml_line::one_line(text, e))
 }
 
 impl TrainConfig {
     /// Reads and checks a config file.
     pub fn load(path: &Path) -> Result<TrainConfig, TrainError> {
-        let text = stratego_engine::files::read_text(path)
+        let text = stratego_support::files::read_text(path)
             .map_err(|e| TrainError::config_text(format!("cannot read {}: {e}", path.display())))?;
         let config = TrainConfig::parse(&text).map_err(|e| e.in_file(path))?;
         Ok(config)
@@ -872,7 +872,7 @@ mod tests {
         const BEGIN: &str = "<!-- BEGIN GENERATED CONFIG KEYS (cargo test -p stratego-learner config) -->\n";
         const END: &str = "<!-- END GENERATED CONFIG KEYS -->";
         let test = "cargo test -p stratego-learner config";
-        stratego_engine::generated_docs::check(DOC, BEGIN, END, &keys_markdown(), "UPDATE_TRAINING_DOCS", test)
+        stratego_support::generated_docs::check(DOC, BEGIN, END, &keys_markdown(), "UPDATE_TRAINING_DOCS", test)
             .unwrap_or_else(|e| panic!("{e}"));
     }
 

@@ -707,10 +707,10 @@ mod tests {
     #[test]
     fn docs_match_the_diagnostics_table() {
         let test = "cargo test -p stratego-learner diagnostics";
-        stratego_engine::generated_docs::check(DOC, BEGIN, END, &tags_markdown(), "UPDATE_TRAINING_DOCS", test)
+        stratego_support::generated_docs::check(DOC, BEGIN, END, &tags_markdown(), "UPDATE_TRAINING_DOCS", test)
             .unwrap_or_else(|e| panic!("{e}"));
         let pretrain = pretrain_tags_markdown();
-        stratego_engine::generated_docs::check(
+        stratego_support::generated_docs::check(
             DOC,
             PRETRAIN_BEGIN,
             PRETRAIN_END,

@@ -124,7 +124,7 @@ mod tests {
     }
 
     fn parse(text: &str) -> Result<Ruleset, String> {
-        toml::from_str::<Holder>(text).map(|h| h.rules).map_err(|e| stratego_evaluation::toml_line::one_line(text, e))
+        toml::from_str::<Holder>(text).map(|h| h.rules).map_err(|e| stratego_support::toml_line::one_line(text, e))
     }
 
     #[test]

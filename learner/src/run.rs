@@ -191,7 +191,7 @@ const CHECKPOINT_CONFIG: &str = "config.toml";
 const MANIFEST: &str = "manifest.json";
 
 fn sha256_of(path: &Path) -> Result<String, String> {
-    let bytes = stratego_engine::files::read_data(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = stratego_support::files::read_data(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -212,7 +212,7 @@ fn write_manifest(dir: &Path) -> Result<(), TrainError> {
 /// has nothing left to check it against, and would resume from whatever
 /// its files hold.
 pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
-    let text = stratego_engine::files::read_text(&dir.join(MANIFEST)).map_err(|e| format!("{MANIFEST}: {e}"))?;
+    let text = stratego_support::files::read_text(&dir.join(MANIFEST)).map_err(|e| format!("{MANIFEST}: {e}"))?;
     let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
     for name in CHECKPOINT_FILES {
         let want = manifest["sha256"][name].as_str().ok_or_else(|| format!("{MANIFEST} does not list {name}"))?;
@@ -232,7 +232,7 @@ pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
 }
 
 fn read_counters(dir: &Path) -> Result<Counters, TrainError> {
-    stratego_engine::files::read_text(&dir.join("counters.json"))
+    stratego_support::files::read_text(&dir.join("counters.json"))
         .map_err(|e| run_error(dir, format!("counters.json: {e}")))
         .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))
 }
@@ -243,7 +243,7 @@ impl RunDir {
     /// truncated or edited file would otherwise change the run silently,
     /// its missing keys taking the defaults).
     pub fn check_config(&self, checkpoint: &Path) -> Result<(), TrainError> {
-        let written = stratego_engine::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG))
+        let written = stratego_support::files::read_text(&checkpoint.join(CHECKPOINT_CONFIG))
             .map_err(|e| run_error(checkpoint, format!("{CHECKPOINT_CONFIG}: {e}")))?;
         // Resolved again with today's defaults, as the run's config.toml is:
         // a key added to the config since the checkpoint was written takes

@@ -62,7 +62,7 @@ fn error(path: &Path, why: impl Into<String>) -> ModelError {
 /// Writes `net` and its metadata to `path` atomically.
 pub fn save(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<(), ModelError> {
     let bytes = serialize(net, meta, path)?;
-    stratego_engine::files::write_atomically(path, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))
+    stratego_support::files::write_atomically(path, &bytes).map_err(|e| error(path, format!("cannot write: {e}")))
 }
 
 /// The bytes `save` writes: a checkpoint to send to another process (a
@@ -91,7 +91,7 @@ fn serialize(net: &StrategoNet, meta: &CheckpointMeta, path: &Path) -> Result<Ve
     let mut bytes = store.get_bytes().map_err(|e| error(path, format!("cannot write: {e}")))?;
     // The same weights make the same file: burn writes the metadata in a
     // HashMap's order, which differs from one write to the next.
-    stratego_engine::files::sort_safetensors_metadata(&mut bytes);
+    stratego_support::files::sort_safetensors_metadata(&mut bytes);
     Ok(bytes)
 }
 
@@ -101,7 +101,7 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta, ModelError> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ModelError> {
-    stratego_engine::files::read_data(path).map_err(|e| error(path, format!("cannot read: {e}")))
+    stratego_support::files::read_data(path).map_err(|e| error(path, format!("cannot read: {e}")))
 }
 
 /// `read_meta` of the file's bytes, already read.

@@ -42,10 +42,10 @@ pub fn open_own_file(path: &Path, options: &mut OpenOptions) -> Result<File, Run
     Ok(file)
 }
 
-/// Writes `bytes` to `path` atomically (`stratego_engine::files::write_atomically`:
+/// Writes `bytes` to `path` atomically (`stratego_support::files::write_atomically`:
 /// through a fresh temporary file, synced, then renamed).
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), RunLogError> {
-    stratego_engine::files::write_atomically(path, bytes).map_err(|e| RunLogError::io(path, e))
+    stratego_support::files::write_atomically(path, bytes).map_err(|e| RunLogError::io(path, e))
 }
 
 /// A checkpoint file found in a run directory.

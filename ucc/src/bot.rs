@@ -342,7 +342,7 @@ struct Conversation<'a, R: BufRead, W: Write> {
 impl<R: BufRead, W: Write> Conversation<'_, R, W> {
     fn read(&mut self) -> Result<Line, UccError> {
         let line =
-            stratego_engine::files::read_line_from(&mut self.input).map_err(|e| UccError::Read(e.to_string()))?;
+            stratego_support::files::read_line_from(&mut self.input).map_err(|e| UccError::Read(e.to_string()))?;
         if line.is_empty() {
             return Ok(Line::Closed);
         }

@@ -134,7 +134,7 @@ impl NTupleNet {
             .collect();
         let mut bytes = safetensors::tensor::serialize(views, Some(meta)).expect("tables serialise");
         // Identical tables make identical files.
-        stratego_engine::files::sort_safetensors_metadata(&mut bytes);
+        stratego_support::files::sort_safetensors_metadata(&mut bytes);
         bytes
     }
 
@@ -142,13 +142,13 @@ impl NTupleNet {
     /// never leaves half a table file under the real name.
     pub fn save(&self, path: &Path, training: Option<&str>) -> Result<(), TableFileError> {
         let fail = |e: std::io::Error| TableFileError { path: path.display().to_string(), why: e.to_string() };
-        stratego_engine::files::write_atomically(path, &self.to_bytes(training)).map_err(fail)
+        stratego_support::files::write_atomically(path, &self.to_bytes(training)).map_err(fail)
     }
 
     /// Reads a table file, refusing one written for another ruleset than
     /// `expected` (when given).
     pub fn load(path: &Path, expected: Option<&Ruleset>) -> Result<NTupleNet, TableFileError> {
-        let bytes = stratego_engine::files::read_data(path)
+        let bytes = stratego_support::files::read_data(path)
             .map_err(|e| TableFileError { path: path.display().to_string(), why: format!("cannot read: {e}") })?;
         NTupleNet::from_bytes(&bytes, expected).map_err(|why| TableFileError { path: path.display().to_string(), why })
     }
@@ -266,7 +266,7 @@ impl NTupleNet {
     /// that trained it), if it has one.
     pub fn training_note(path: &Path) -> Result<Option<String>, TableFileError> {
         let fail = |why: String| TableFileError { path: path.display().to_string(), why };
-        let bytes = stratego_engine::files::read_data(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let bytes = stratego_support::files::read_data(path).map_err(|e| fail(format!("cannot read: {e}")))?;
         let (_, header) = SafeTensors::read_metadata(&bytes)
             .map_err(|e| fail(format!("not a safetensors file (truncated or corrupted?): {e}")))?;
         Ok(header.metadata().as_ref().and_then(|m| m.get(KEY_TRAINING).cloned()))

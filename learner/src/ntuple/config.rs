@@ -84,7 +84,7 @@ fn default_opponent() -> String {
 impl NTupleConfig {
     /// Reads and checks a config file; an error names the file and the key.
     pub fn load(path: &Path) -> Result<NTupleConfig, TrainError> {
-        let text = stratego_engine::files::read_text(path)
+        let text = stratego_support::files::read_text(path)
             .map_err(|e| TrainError::config_text(format!("cannot read {}: {e}", path.display())))?;
         NTupleConfig::parse(&text).map_err(|e| e.in_file(path))
     }
@@ -92,7 +92,7 @@ impl NTupleConfig {
     /// Parses and checks a config text; an error names the key.
     pub fn parse(text: &str) -> Result<NTupleConfig, TrainError> {
         let config: NTupleConfig = toml::from_str(text)
-            .map_err(|e| TrainError::config_text(stratego_evaluation::toml_line::one_line(text, e)))?;
+            .map_err(|e| TrainError::config_text(stratego_support::toml_line::one_line(text, e)))?;
         config.validate()?;
         Ok(config)
     }

@@ -5,8 +5,7 @@
 //! generated part between two marker lines; a drift test calls [`check`]
 //! ([`check_section`] with the lab's marker lines), which fails with the
 //! command that rewrites it, and rewrites it when that command's
-//! environment variable is set. It sits in the engine only because
-//! every crate can reach it there; it knows nothing of the rules.
+//! environment variable is set.
 
 /// Compares the text between `begin` and `end` in the document at `path`
 /// with `generated`. With the environment variable `update` set, writes
