@@ -11,9 +11,11 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use stratego_baselines::ntuple::speed::{measure, positions};
-use stratego_baselines::ntuple::{train, NTupleNet, TdConfig, TrainConfig, Trainer};
+use stratego_baselines::ntuple::NTupleNet;
 use stratego_engine::Ruleset;
-use stratego_learner::ntuple::{NTupleConfig, NTupleOptions, NTupleRun, Outcome};
+use stratego_learner::ntuple::{
+    train, NTupleConfig, NTupleOptions, NTupleRun, Outcome, TdConfig, TdTrainConfig, Trainer,
+};
 use stratego_players::setup_policy::SetupPolicy;
 
 use crate::run_args::{default_run_dir, RunArgs, Start};
@@ -152,7 +154,7 @@ pub fn bench(out: &mut impl Write, args: BenchNTupleArgs) -> Result<(), CliError
         writeln!(out, "{line}").map_err(output)?;
     }
     if args.train_games > 0 {
-        let config = TrainConfig {
+        let config = TdTrainConfig {
             rules,
             seed: args.seed,
             games: net.games + args.train_games,

@@ -1,4 +1,5 @@
-//! An n-tuple network trained by TD(lambda) self-play (docs/NTUPLE.md).
+//! An n-tuple network trained by TD(lambda) self-play (docs/NTUPLE.md); the
+//! training itself, algorithm and run, is the learner's (`learner/src/ntuple/`).
 //!
 //! - [`alphabet`]: the 16 symbols a square shows one player, and the
 //!   encoding of a view or a state in that player's frame.
@@ -10,7 +11,6 @@
 //!   TD update.
 //! - [`file`]: safetensors table files with checked metadata.
 //! - [`player`]: the afterstate player `ntuple:PATH`.
-//! - [`train`]: TD(lambda) self-play, deterministic under a seed.
 //! - [`speed`]: evaluations per second, with the hand-written players' as anchors.
 
 pub mod alphabet;
@@ -19,13 +19,11 @@ pub mod layout;
 pub mod net;
 pub mod player;
 pub mod speed;
-pub mod train;
 
 pub use file::TableFileError;
 pub use layout::Layout;
 pub use net::NTupleNet;
 pub use player::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};
-pub use train::{train, GameStats, NTupleTrainError, TdConfig, TrainConfig, Trainer};
 
 /// Expectimax leaves valued by the tables are scaled by this (the hand-written
 /// evaluation's material scale is a few hundred to a few thousand; terminal

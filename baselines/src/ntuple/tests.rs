@@ -11,7 +11,6 @@ use super::alphabet::*;
 use super::net::NTupleNet;
 use super::*;
 use stratego_players::player::AgentRng;
-use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{public_history, InfoView};
 
 const RULES: &str = "stratego-rules-v1:pieces=classic,two-square=3,chase=on,max-plies=4000,max-battleless=200";
@@ -343,68 +342,6 @@ fn bad_or_mismatched_table_files_are_clear_errors() {
     // Through a path, the error names the file.
     let err = NTupleNet::load(std::path::Path::new("/nonexistent/t.safetensors"), None).unwrap_err();
     assert!(err.to_string().starts_with("n-tuple table file /nonexistent/t.safetensors: cannot read"), "{err}");
-}
-
-fn tiny_config(games: u64) -> TrainConfig {
-    TrainConfig {
-        rules: Ruleset { max_plies: 300, ..Ruleset::barrage() },
-        seed: 7,
-        games,
-        layout: "lines2+material".into(),
-        setups: SetupPolicy::Mixed,
-        td: TdConfig {
-            alpha: 0.2,
-            alpha_final: Some(0.1),
-            lambda: 0.6,
-            lambda_final: None,
-            epsilon: 0.1,
-            epsilon_final: Some(0.0),
-            temporal_coherence: false,
-            draw_value: 0.0,
-        },
-    }
-}
-
-#[test]
-fn training_is_deterministic_and_resumes_exactly() {
-    let config = tiny_config(6);
-    let run = |config: &TrainConfig| {
-        let mut trainer = Trainer::new(config.clone(), config.fresh_net().unwrap()).unwrap();
-        let mut stats = Vec::new();
-        train(&mut trainer, |_, s| {
-            stats.push(s.clone());
-            Ok::<(), NTupleTrainError>(())
-        })
-        .unwrap();
-        (trainer.into_net(), stats)
-    };
-    let (a, stats) = run(&config);
-    let (b, _) = run(&config);
-    assert_eq!(a, b, "same config, same weights");
-    assert_eq!(a.games, 6);
-    assert!(a.weights().iter().any(|&w| w != 0.0), "it learned something");
-    assert!(stats.iter().all(|s| s.updates > 0 && s.td_error.is_finite()));
-    assert_eq!((stats[0].alpha, stats[5].alpha, stats[5].epsilon), (0.2, 0.1, 0.0));
-    // Stop after 3 games, save, load, continue: the same weights as without the stop.
-    let mut first = Trainer::new(config.clone(), config.fresh_net().unwrap()).unwrap();
-    for _ in 0..3 {
-        first.play_game().unwrap();
-    }
-    let bytes = first.into_net().to_bytes(None);
-    let mut resumed = Trainer::new(config.clone(), NTupleNet::from_bytes(&bytes, None).unwrap()).unwrap();
-    train(&mut resumed, |_, _| Ok::<(), NTupleTrainError>(())).unwrap();
-    assert_eq!(resumed.into_net(), a);
-    // A config that does not fit the tables is refused.
-    let mut other = config.clone();
-    other.td.temporal_coherence = true;
-    let refused = Trainer::new(other, config.fresh_net().unwrap()).err().unwrap();
-    assert!(refused.to_string().contains("temporal-coherence"));
-    assert!(matches!(refused, NTupleTrainError::Mismatch(_)), "a resume with another config: {refused:?}");
-    let mut other = config.clone();
-    other.td.lambda = 1.5;
-    let refused = other.validate().unwrap_err();
-    assert!(refused.to_string().contains("`td.lambda`"));
-    assert!(matches!(refused, NTupleTrainError::Setting { key: "td.lambda", .. }), "{refused:?}");
 }
 
 /// A table file changed after it was written (one finite weight) fails its

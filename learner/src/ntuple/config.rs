@@ -12,8 +12,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::td::{TdConfig, TdTrainConfig};
 use serde::{Deserialize, Serialize};
-use stratego_baselines::ntuple::{TdConfig, TrainConfig};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::PlayerFactory;
 
@@ -143,8 +143,8 @@ impl NTupleConfig {
     }
 
     /// What the self-play trainer needs (the ruleset resolved).
-    pub fn train_config(&self) -> TrainConfig {
-        TrainConfig {
+    pub fn train_config(&self) -> TdTrainConfig {
+        TdTrainConfig {
             rules: self.rules,
             seed: self.seed,
             games: self.games,

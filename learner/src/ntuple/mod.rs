@@ -23,12 +23,13 @@
 //! accumulators) and their game counter are the whole state.
 
 mod config;
+pub mod td;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stratego_baselines::ntuple::{GameStats, NTupleFactory, NTupleNet, NTuplePlayer, Trainer};
+use stratego_baselines::ntuple::{NTupleFactory, NTupleNet, NTuplePlayer};
 use stratego_engine::{Color, Ruleset};
 use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
@@ -38,6 +39,7 @@ use stratego_runlog::{
 };
 
 pub use config::{EvalConfig, LogConfig, NTupleConfig};
+pub use td::{train, GameStats, NTupleTrainError, TdConfig, TdTrainConfig, Trainer};
 
 use crate::curves::draw_ntuple_curves;
 use crate::TrainError;
@@ -409,8 +411,7 @@ mod tests {
         // derive_seed(seed, g)), so the tables equal a bare training loop's.
         let train = tiny().train_config();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(()))
-            .unwrap();
+        td::train(&mut bare, |_, _| Ok::<(), NTupleTrainError>(())).unwrap();
         assert_eq!(weights(tables), bare.net().weights());
 
         // Stopped after 5, then resumed: the same tables.
@@ -470,8 +471,7 @@ mod tests {
         run.train(&NTupleOptions::default()).unwrap();
         let train = tiny().train_config();
         let mut bare = Trainer::new(train.clone(), train.fresh_net().unwrap()).unwrap();
-        stratego_baselines::ntuple::train(&mut bare, |_, _| Ok::<(), stratego_baselines::ntuple::NTupleTrainError>(()))
-            .unwrap();
+        td::train(&mut bare, |_, _| Ok::<(), NTupleTrainError>(())).unwrap();
         assert_eq!(weights(&dir.join(FINAL_TABLES)), bare.net().weights());
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -46,10 +46,10 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use stratego_engine::{Color, EndReason, Ruleset, State};
 
-use super::alphabet::encode_state;
-use super::layout::Layout;
-use super::net::{Features, NTupleNet};
-use super::player::pick_best;
+use stratego_baselines::ntuple::alphabet::encode_state;
+use stratego_baselines::ntuple::net::{Features, NTupleNet};
+use stratego_baselines::ntuple::player::pick_best;
+use stratego_baselines::ntuple::Layout;
 use stratego_contract::seed::derive_seed;
 use stratego_players::player::AgentRng;
 use stratego_players::setup_policy::SetupPolicy;
@@ -89,7 +89,7 @@ pub struct TdConfig {
 
 /// Everything a training run depends on.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TrainConfig {
+pub struct TdTrainConfig {
     pub rules: Ruleset,
     pub seed: u64,
     /// Self-play games to train for.
@@ -145,7 +145,7 @@ impl TdConfig {
     }
 }
 
-impl TrainConfig {
+impl TdTrainConfig {
     pub fn validate(&self) -> Result<(), NTupleTrainError> {
         check(self.games > 0, "games", self.games, "expected at least one game")?;
         self.layout()?;
@@ -203,7 +203,7 @@ pub struct GameStats {
 /// A training run in memory: the config and the network (whose `games`
 /// counts the games played).
 pub struct Trainer {
-    config: TrainConfig,
+    config: TdTrainConfig,
     net: NTupleNet,
 }
 
@@ -216,7 +216,7 @@ struct Visit {
 
 impl Trainer {
     /// A trainer continuing from `net` (fresh or loaded from a checkpoint).
-    pub fn new(config: TrainConfig, net: NTupleNet) -> Result<Trainer, NTupleTrainError> {
+    pub fn new(config: TdTrainConfig, net: NTupleNet) -> Result<Trainer, NTupleTrainError> {
         config.validate()?;
         config
             .rules
@@ -238,7 +238,7 @@ impl Trainer {
         Ok(Trainer { config, net })
     }
 
-    pub fn config(&self) -> &TrainConfig {
+    pub fn config(&self) -> &TdTrainConfig {
         &self.config
     }
 
@@ -356,4 +356,71 @@ pub fn train<E: From<NTupleTrainError>>(
         on_game(trainer, &stats)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny_config(games: u64) -> TdTrainConfig {
+        TdTrainConfig {
+            rules: Ruleset { max_plies: 300, ..Ruleset::barrage() },
+            seed: 7,
+            games,
+            layout: "lines2+material".into(),
+            setups: SetupPolicy::Mixed,
+            td: TdConfig {
+                alpha: 0.2,
+                alpha_final: Some(0.1),
+                lambda: 0.6,
+                lambda_final: None,
+                epsilon: 0.1,
+                epsilon_final: Some(0.0),
+                temporal_coherence: false,
+                draw_value: 0.0,
+            },
+        }
+    }
+
+    #[test]
+    fn training_is_deterministic_and_resumes_exactly() {
+        let config = tiny_config(6);
+        let run = |config: &TdTrainConfig| {
+            let mut trainer = Trainer::new(config.clone(), config.fresh_net().unwrap()).unwrap();
+            let mut stats = Vec::new();
+            train(&mut trainer, |_, s| {
+                stats.push(s.clone());
+                Ok::<(), NTupleTrainError>(())
+            })
+            .unwrap();
+            (trainer.into_net(), stats)
+        };
+        let (a, stats) = run(&config);
+        let (b, _) = run(&config);
+        assert_eq!(a, b, "same config, same weights");
+        assert_eq!(a.games, 6);
+        assert!(a.weights().iter().any(|&w| w != 0.0), "it learned something");
+        assert!(stats.iter().all(|s| s.updates > 0 && s.td_error.is_finite()));
+        assert_eq!((stats[0].alpha, stats[5].alpha, stats[5].epsilon), (0.2, 0.1, 0.0));
+        // Stop after 3 games, save, load, continue: the same weights as without the stop.
+        let mut first = Trainer::new(config.clone(), config.fresh_net().unwrap()).unwrap();
+        for _ in 0..3 {
+            first.play_game().unwrap();
+        }
+        let bytes = first.into_net().to_bytes(None);
+        let mut resumed = Trainer::new(config.clone(), NTupleNet::from_bytes(&bytes, None).unwrap()).unwrap();
+        train(&mut resumed, |_, _| Ok::<(), NTupleTrainError>(())).unwrap();
+        assert_eq!(resumed.into_net(), a);
+        // A config that does not fit the tables is refused.
+        let mut other = config.clone();
+        other.td.temporal_coherence = true;
+        let refused = Trainer::new(other, config.fresh_net().unwrap()).err().unwrap();
+        assert!(refused.to_string().contains("temporal-coherence"));
+        assert!(matches!(refused, NTupleTrainError::Mismatch(_)), "a resume with another config: {refused:?}");
+        let mut other = config.clone();
+        other.td.lambda = 1.5;
+        let refused = other.validate().unwrap_err();
+        assert!(refused.to_string().contains("`td.lambda`"));
+        assert!(matches!(refused, NTupleTrainError::Setting { key: "td.lambda", .. }), "{refused:?}");
+    }
 }
