@@ -72,7 +72,7 @@ use stratego_players::{AgentRng, InfoView, Naming, Player, PlayerError, PlayerSp
 
 use crate::heuristic::{leaf_value, press_term, terminal_score, LeafTerms, DEFAULT_SCALE, WIN};
 use crate::ntuple::{load_tables, NTupleNet, LEAF_SCALE};
-pub use crate::press::Press;
+use crate::press::Press;
 use crate::press::TABLES_PRESS_SCALE;
 
 /// Root values closer than this are ties.
