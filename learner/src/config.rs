@@ -506,14 +506,15 @@ pub fn memory_limit() -> Option<MemoryLimit> {
 /// what it means, all from the key table (`config_keys`).
 pub fn keys_markdown() -> String {
     let defaults = toml::Table::try_from(TrainConfig::default()).expect("the defaults serialize");
+    // A table cell cannot hold a bare `|`.
+    let cell = |t: String| t.replace('|', "\\|");
     let mut text = String::from("| key | default | accepts | meaning |\n|---|---|---|---|\n");
     for key in keys() {
         let (section, name) = key.path.split_once('.').expect("section.key");
         let default = defaults
             .get(section)
             .and_then(|t| t.get(name))
-            .map_or("unset".to_string(), |v| format!("`{}`", shown(v).replace('|', "\\|")));
-        let cell = |t: String| t.replace('|', "\\|");
+            .map_or("unset".to_string(), |v| cell(format!("`{}`", shown(v))));
         text.push_str(&format!(
             "| `{}` | {default} | {} | {} |\n",
             key.path,

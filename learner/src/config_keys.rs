@@ -10,7 +10,6 @@
 //! several keys, or files, stay in `config.rs` and are named here in words
 //! ([`Accepts::Rule`]).
 
-use std::fmt::Display;
 use std::path::PathBuf;
 
 use stratego_engine::{Layout, Ruleset};
@@ -56,7 +55,7 @@ impl Accepts {
                 _ => Err(TrainError::config(key, "has a range but is not a number")),
             };
         };
-        let shown = value.to_string();
+        let shown = value.shown();
         let why = match *self {
             Accepts::Size(max) if !(v >= 1.0 && v <= max as f64) => format!("{shown} is not in 1..={max}"),
             Accepts::AtMost(max) if !(v >= 0.0 && v <= max as f64) => format!("{shown} is above {max}"),
@@ -87,10 +86,11 @@ impl Accepts {
     }
 }
 
-/// A key's value as the range checks see it: its number, if it is one,
-/// and its text as the error shows it (an `f32` as written, not widened).
-pub trait KeyValue: Display {
+/// A key's value as the range checks see it: its number, if it is one, and
+/// its text as the error shows it (an `f32` as written, not widened).
+pub trait KeyValue {
     fn number(&self) -> Option<f64>;
+    fn shown(&self) -> String;
 }
 
 macro_rules! numbers {
@@ -99,55 +99,24 @@ macro_rules! numbers {
             fn number(&self) -> Option<f64> {
                 Some(*self as f64)
             }
+            fn shown(&self) -> String {
+                self.to_string()
+            }
         }
     )*};
 }
 numbers!(u32, u64, usize, f32, f64);
 
-/// The keys that are not numbers (shown through a stand-in: they have no
-/// range, so their text is never shown).
-pub struct NotANumber;
-
-impl Display for NotANumber {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("-")
-    }
-}
-
-impl KeyValue for NotANumber {
-    fn number(&self) -> Option<f64> {
-        None
-    }
-}
-
-/// What the range check of a key of type `T` sees.
-pub trait AsKeyValue {
-    type Value<'a>: KeyValue
-    where
-        Self: 'a;
-    fn key_value(&self) -> Self::Value<'_>;
-}
-
-macro_rules! as_number {
-    ($($t:ty),*) => {$(
-        impl AsKeyValue for $t {
-            type Value<'a> = $t;
-            fn key_value(&self) -> $t {
-                *self
-            }
-        }
-    )*};
-}
-as_number!(u32, u64, usize, f32, f64);
-
 /// A type whose keys have no range (their values are names, tables or
 /// lists): `not_a_number!(Type, ...)` beside the type.
 macro_rules! not_a_number {
     ($($t:ty),*) => {$(
-        impl $crate::config_keys::AsKeyValue for $t {
-            type Value<'a> = $crate::config_keys::NotANumber;
-            fn key_value(&self) -> $crate::config_keys::NotANumber {
-                $crate::config_keys::NotANumber
+        impl $crate::config_keys::KeyValue for $t {
+            fn number(&self) -> Option<f64> {
+                None
+            }
+            fn shown(&self) -> String {
+                String::new()
             }
         }
     )*};
@@ -242,9 +211,8 @@ macro_rules! section {
             /// Every key within what it accepts (the `Rule`s aside: the
             /// code that knows them checks them).
             pub fn check_keys(&self) -> Result<(), $crate::TrainError> {
-                use $crate::config_keys::AsKeyValue;
                 $(
-                    ($accepts).check(concat!($section, ".", stringify!($field)), &self.$field.key_value())?;
+                    ($accepts).check(concat!($section, ".", stringify!($field)), &self.$field)?;
                 )*
                 Ok(())
             }
@@ -289,8 +257,8 @@ mod tests {
         let e = Accepts::Unit.check("learner.gae_lambda", &1.1f32).unwrap_err().to_string();
         assert!(e.ends_with(": 1.1 is not in [0, 1]"), "{e}");
         assert!(Accepts::Size(256).check("selfplay.actors", &256usize).is_ok());
-        assert!(Accepts::Rule("anything").check("eval.opponents", &NotANumber).is_ok());
-        assert!(Accepts::Unit.check("run.device", &NotANumber).is_err());
+        assert!(Accepts::Rule("anything").check("eval.opponents", &Vec::<String>::new()).is_ok());
+        assert!(Accepts::Unit.check("run.device", &true).is_err());
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub struct NTupleConfig {
     pub rules: Ruleset,
     pub td: TdConfig,
     #[serde(alias = "evaluation")]
-    pub eval: EvalConfig,
+    pub eval: NTupleEvalConfig,
     #[serde(alias = "checkpoints")]
     pub checkpoint: CheckpointConfig,
     pub log: LogConfig,
@@ -48,7 +48,7 @@ pub struct NTupleConfig {
 /// Games against an opponent while training.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EvalConfig {
+pub struct NTupleEvalConfig {
     /// Every this many training games (and at the end); 0 turns evaluation off.
     pub every: u64,
     /// Games per evaluation (even: paired games with the seats swapped).
