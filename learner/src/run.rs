@@ -190,9 +190,48 @@ const CHECKPOINT_FILES: [&str; 6] =
 const CHECKPOINT_CONFIG: &str = "config.toml";
 const MANIFEST: &str = "manifest.json";
 
-fn sha256_of(path: &Path) -> Result<String, String> {
-    let bytes = stratego_support::files::read_data(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn sha256_of(path: &Path) -> Result<String, CheckpointFault> {
+    let bytes = stratego_support::files::read_data(path)
+        .map_err(|e| CheckpointFault::of_read(format!("cannot read {}", path.display()), e))?;
     Ok(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Why a checkpoint directory does not verify: what its caller does
+/// depends on which.
+#[derive(Debug)]
+pub enum CheckpointFault {
+    /// Not the checkpoint that was written: a file missing (a checkpoint
+    /// cut short), not a regular file, changed since (its checksum), or
+    /// the directory renamed. A resume skips it for an older one.
+    Damaged(String),
+    /// A file there that cannot be read for another reason (permissions,
+    /// an I/O error): the checkpoint may well be whole, so a resume stops
+    /// and says so rather than fall back to an older one and lose the
+    /// iterations since.
+    Unreadable { why: String, error: std::io::Error },
+}
+
+impl std::fmt::Display for CheckpointFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckpointFault::Damaged(why) => f.write_str(why),
+            CheckpointFault::Unreadable { why, error } => write!(f, "{why}: {error}"),
+        }
+    }
+}
+
+impl CheckpointFault {
+    /// A failed read of a checkpoint's file, `why` saying which: absent,
+    /// not a file or not text is damage; anything else is the machine's.
+    fn of_read(why: String, error: std::io::Error) -> CheckpointFault {
+        use std::io::ErrorKind::{InvalidData, InvalidInput, NotFound, UnexpectedEof};
+        match error.kind() {
+            NotFound | InvalidInput | InvalidData | UnexpectedEof => {
+                CheckpointFault::Damaged(format!("{why}: {error}"))
+            }
+            _ => CheckpointFault::Unreadable { why, error },
+        }
+    }
 }
 
 /// Writes `manifest.json`: each checkpoint file's SHA-256.
@@ -211,22 +250,24 @@ fn write_manifest(dir: &Path) -> Result<(), TrainError> {
 /// checkpoint without a manifest is refused: one whose manifest was deleted
 /// has nothing left to check it against, and would resume from whatever
 /// its files hold.
-pub fn verify_checkpoint(dir: &Path) -> Result<(), String> {
-    let text = stratego_support::files::read_text(&dir.join(MANIFEST)).map_err(|e| format!("{MANIFEST}: {e}"))?;
-    let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
+pub fn verify_checkpoint(dir: &Path) -> Result<(), CheckpointFault> {
+    let damaged = CheckpointFault::Damaged;
+    let text = stratego_support::files::read_text(&dir.join(MANIFEST))
+        .map_err(|e| CheckpointFault::of_read(MANIFEST.to_string(), e))?;
+    let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| damaged(format!("{MANIFEST}: {e}")))?;
     for name in CHECKPOINT_FILES {
-        let want = manifest["sha256"][name].as_str().ok_or_else(|| format!("{MANIFEST} does not list {name}"))?;
+        let want = manifest["sha256"][name].as_str().ok_or_else(|| damaged(format!("{MANIFEST} does not list {name}")))?;
         let have = sha256_of(&dir.join(name))?;
         if have != want {
-            return Err(format!("{name} does not match its checksum (corrupted after it was written)"));
+            return Err(damaged(format!("{name} does not match its checksum (corrupted after it was written)")));
         }
     }
     // Two checkpoint directories swapped (or one renamed) verify file by
     // file; their counters say which iteration each really holds.
-    let counters = read_counters(dir).map_err(|e| e.to_string())?;
+    let counters = read_counters(dir).map_err(|e| damaged(e.to_string()))?;
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name != format!("{:08}", counters.iteration) {
-        return Err(format!("its counters.json is for iteration {}, its name says {name}", counters.iteration));
+        return Err(damaged(format!("its counters.json is for iteration {}, its name says {name}", counters.iteration)));
     }
     Ok(())
 }
@@ -289,7 +330,10 @@ impl RunDir {
         for (step, dir) in self.checkpoint_dirs()?.into_iter().rev() {
             match verify_checkpoint(&dir) {
                 Ok(()) => return Ok((Some((step, dir)), skipped)),
-                Err(why) => skipped.push(format!("{}: skipped: {why}", dir.display())),
+                Err(CheckpointFault::Damaged(why)) => skipped.push(format!("{}: skipped: {why}", dir.display())),
+                Err(fault @ CheckpointFault::Unreadable { .. }) => {
+                    return Err(run_error(&dir, format!("{fault} (the checkpoint may be whole: make it readable and resume again)")))
+                }
             }
         }
         Ok((None, skipped))
@@ -385,7 +429,7 @@ mod tests {
         std::fs::rename(&three, &swap).unwrap();
         std::fs::rename(&five, &three).unwrap();
         std::fs::rename(&swap, &five).unwrap();
-        let why = verify_checkpoint(&five).unwrap_err();
+        let why = verify_checkpoint(&five).unwrap_err().to_string();
         assert!(why.contains("counters.json is for iteration 3, its name says 00000005"), "{why}");
         let (newest, skipped) = run.newest_verifying().unwrap();
         assert_eq!((newest, skipped.len()), (None, 2));
@@ -393,7 +437,21 @@ mod tests {
         // No manifest: nothing to check the files against, so not trusted.
         let seven = fake_checkpoint(&root, "00000007", 7);
         std::fs::remove_file(seven.join(MANIFEST)).unwrap();
-        assert!(verify_checkpoint(&seven).unwrap_err().contains(MANIFEST));
+        assert!(verify_checkpoint(&seven).unwrap_err().to_string().contains(MANIFEST));
+
+        // A file that cannot be read for the machine's reasons (root reads
+        // past permissions, so the fault is made here) is not damage: the
+        // checkpoint may be whole, and a resume stops instead of skipping it.
+        use std::io::{Error, ErrorKind};
+        let of = |kind| CheckpointFault::of_read("cannot read model.safetensors".into(), Error::from(kind));
+        for kind in [ErrorKind::NotFound, ErrorKind::InvalidInput, ErrorKind::InvalidData, ErrorKind::UnexpectedEof] {
+            assert!(matches!(of(kind), CheckpointFault::Damaged(_)), "{kind:?}");
+        }
+        for kind in [ErrorKind::PermissionDenied, ErrorKind::Other, ErrorKind::Interrupted] {
+            let fault = of(kind);
+            assert!(matches!(fault, CheckpointFault::Unreadable { .. }), "{kind:?}");
+            assert!(fault.to_string().starts_with("cannot read model.safetensors: "), "{fault}");
+        }
 
         // Names that parse as numbers but are not ours are not checkpoints.
         fake_checkpoint(&root, "+0000009", 9);

@@ -88,11 +88,27 @@ pub struct Decision<'a, 'v, S> {
     pub deadline: Option<Instant>,
 }
 
-/// The three methods of [`NetworkPlayerKind`] that a kind whose options
-/// hold `time: Option<Duration>` (its `time=` option, joined with the
-/// caller's) and `setup: SetupPolicy` writes as every other such kind does.
-macro_rules! time_and_setup_fields {
+/// The items of [`NetworkPlayerKind`] that a kind whose options are a
+/// [`kind_options!`] table, with a `time` row (its `time=` option, joined
+/// with the caller's clock), writes as every other such kind does: the
+/// option list, the parser and the namer from the table; `setup`, `clock`
+/// and `limit_move_time` from its fields.
+macro_rules! from_the_table {
     () => {
+        const OPTIONS: &'static str = Self::OPTION_LIST;
+
+        fn parse(spec: &stratego_players::PlayerSpec) -> Result<Self, stratego_players::SpecError> {
+            Self::read_options(spec)
+        }
+
+        fn name_options(
+            &self,
+            spec: stratego_players::PlayerSpec,
+            naming: stratego_players::Naming,
+        ) -> stratego_players::PlayerSpec {
+            self.name_fields(spec, naming)
+        }
+
         fn setup(&self) -> stratego_players::SetupPolicy {
             self.setup
         }
@@ -106,7 +122,7 @@ macro_rules! time_and_setup_fields {
         }
     };
 }
-pub(crate) use time_and_setup_fields;
+pub(crate) use from_the_table;
 
 /// A player of any kind: its name, the shared network, its options and what
 /// its last decision did.
@@ -214,45 +230,199 @@ pub fn result_value(state: &State, me: Color) -> Option<f64> {
     })
 }
 
-/// The options every kind reads alike.
+/// A kind's options, declared once: each option is one row (its doc, field,
+/// type, default, how a spec's text is read, how a spec names it, and its
+/// entry in the option list), from which come the struct (with `setup`
+/// last), its `Default`, the option list for help and errors
+/// (`OPTION_LIST`, `setup=` last), the parser (`read_options`: unknown keys
+/// refused, then each row) and the namer (`name_fields`, in the rows'
+/// order, which is the order of every spec the player names).
+///
+/// A row reads `field: Type = default, read READER(ARGS), named NAMER,
+/// "key=... (help)";`. `READER` is a function of [`options`] (or one in
+/// scope with its signature: spec, key, default, then `ARGS`), `NAMER` one
+/// of [`named`] (or one in scope with its signature). Adding an option to a
+/// kind is one row and its use in the kind's `decide`.
+macro_rules! kind_options {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $ty:ty = $default:expr,
+                    read $read:ident $(($($arg:expr),* $(,)?))?,
+                    named $named:ident,
+                    $help:literal;
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $( $(#[doc = $doc])* pub $field: $ty, )*
+            /// How the player sets up its army (`setup=`).
+            pub setup: stratego_players::SetupPolicy,
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { $($field: $default,)* setup: stratego_players::SetupPolicy::Random }
+            }
+        }
+
+        impl $name {
+            /// The options as help and error messages list them, `setup=` last.
+            pub const OPTION_LIST: &'static str = concat!($($help, ", ",)* stratego_players::setup_option!());
+
+            /// The options of a spec of this kind: unknown keys refused, a
+            /// missing option its default, a bad value the option's error.
+            fn read_options(spec: &stratego_players::PlayerSpec) -> Result<Self, stratego_players::SpecError> {
+                spec.check_keys(Self::OPTION_LIST)?;
+                let defaults = Self::default();
+                Ok($name {
+                    $($field: $read(spec, stringify!($field), defaults.$field $(, $($arg),*)?)?,)*
+                    setup: spec.setup()?,
+                })
+            }
+
+            /// `spec` with these options in the rows' order, `setup=` left
+            /// to the scaffold.
+            fn name_fields(
+                &self,
+                spec: stratego_players::PlayerSpec,
+                naming: stratego_players::Naming,
+            ) -> stratego_players::PlayerSpec {
+                let defaults = Self::default();
+                $( let spec = $named(spec, naming, stringify!($field), self.$field, defaults.$field); )*
+                spec
+            }
+        }
+    };
+}
+pub(crate) use kind_options;
+
+/// How a spec's text becomes an option's value: each reader takes the spec,
+/// the key and the default (returned when the key is absent), then its own
+/// bounds.
 pub mod options {
     use std::time::Duration;
 
     use stratego_players::{PlayerSpec, SpecError};
 
     /// `time=MS`: a clock per decision, 1 ms to an hour; none when absent.
-    pub fn time(spec: &PlayerSpec) -> Result<Option<Duration>, SpecError> {
-        Ok(match spec.option("time") {
-            None => None,
-            Some(_) => Some(Duration::from_millis(whole(spec, "time", 0, 1, 3_600_000)?)),
+    pub fn time(spec: &PlayerSpec, key: &str, default: Option<Duration>) -> Result<Option<Duration>, SpecError> {
+        Ok(match spec.option(key) {
+            None => default,
+            Some(_) => Some(Duration::from_millis(whole(spec, key, 0u64, 1, 3_600_000)?)),
         })
     }
 
     /// `veto=M` (0 to 2, a share of a won game); none when absent.
-    pub fn veto(spec: &PlayerSpec) -> Result<Option<f64>, SpecError> {
-        Ok(match spec.option("veto") {
-            None => None,
-            Some(_) => Some(number(spec, "veto", 0.0, 2.0)?),
+    pub fn veto(spec: &PlayerSpec, key: &str, default: Option<f64>) -> Result<Option<f64>, SpecError> {
+        Ok(match spec.option(key) {
+            None => default,
+            Some(_) => Some(number(spec, key, 0.0, 2.0)?),
         })
     }
 
-    /// A whole number from `lo` to `hi`, `default` when absent.
-    pub fn whole(spec: &PlayerSpec, key: &str, default: u64, lo: u64, hi: u64) -> Result<u64, SpecError> {
-        spec.parse_option(
-            key,
-            default,
-            |n: &u64| (lo..=hi).contains(n),
-            &format!("expected a whole number from {lo} to {hi}"),
-        )
+    /// A whole number from `lo` to `hi`.
+    pub fn whole<T>(spec: &PlayerSpec, key: &str, default: T, lo: u64, hi: u64) -> Result<T, SpecError>
+    where
+        T: TryFrom<u64>,
+    {
+        let why = format!("expected a whole number from {lo} to {hi}");
+        match spec.option(key) {
+            None => Ok(default),
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (lo..=hi).contains(n))
+                .and_then(|n| T::try_from(n).ok())
+                .ok_or_else(|| SpecError::bad_value(key, text, why)),
+        }
     }
 
-    /// A finite number from 0 to `hi`, `default` when absent.
-    pub fn number(spec: &PlayerSpec, key: &str, default: f64, hi: f64) -> Result<f64, SpecError> {
-        spec.parse_option(
+    /// A finite number from 0 to `hi`.
+    pub fn number<T: Real>(spec: &PlayerSpec, key: &str, default: T, hi: f64) -> Result<T, SpecError> {
+        let read = spec.parse_option(
             key,
-            default,
+            default.to_f64(),
             |x: &f64| x.is_finite() && (0.0..=hi).contains(x),
             &format!("expected a number from 0 to {hi}"),
-        )
+        )?;
+        Ok(T::from_f64(read))
+    }
+
+    /// A value of a type that reads itself (`prior=belief`), its parse
+    /// error the option's.
+    pub fn parsed<T>(spec: &PlayerSpec, key: &str, default: T) -> Result<T, SpecError>
+    where
+        T: std::str::FromStr,
+        T::Err: std::fmt::Display,
+    {
+        match spec.option(key) {
+            None => Ok(default),
+            Some(text) => text.parse().map_err(|why: T::Err| SpecError::bad_value(key, text, why.to_string())),
+        }
+    }
+
+    /// The option types a number is read into.
+    pub trait Real: Copy {
+        fn to_f64(self) -> f64;
+        fn from_f64(x: f64) -> Self;
+    }
+
+    impl Real for f64 {
+        fn to_f64(self) -> f64 {
+            self
+        }
+        fn from_f64(x: f64) -> f64 {
+            x
+        }
+    }
+
+    impl Real for f32 {
+        fn to_f64(self) -> f64 {
+            f64::from(self)
+        }
+        fn from_f64(x: f64) -> f32 {
+            x as f32
+        }
+    }
+}
+
+/// How a spec names an option: each namer takes the spec so far, the
+/// naming, the key, the value and the default.
+pub mod named {
+    use std::fmt::Display;
+    use std::time::Duration;
+
+    use stratego_players::{Naming, PlayerSpec};
+
+    /// Named when not the default, and always in a resolved name.
+    pub fn resolved<T: PartialEq + Display>(
+        spec: PlayerSpec,
+        naming: Naming,
+        key: &str,
+        value: T,
+        default: T,
+    ) -> PlayerSpec {
+        spec.with_default(naming, key, value, default)
+    }
+
+    /// Named only when not the default, in a resolved name too: options
+    /// added after players were registered, so that those players keep
+    /// their resolved names.
+    pub fn changed<T: PartialEq + Display>(spec: PlayerSpec, _: Naming, key: &str, value: T, default: T) -> PlayerSpec {
+        spec.with_default(Naming::Canonical, key, value, default)
+    }
+
+    /// Named when there is a value (a veto).
+    pub fn some<T: Display>(spec: PlayerSpec, _: Naming, key: &str, value: Option<T>, _: Option<T>) -> PlayerSpec {
+        spec.with_some(key, value)
+    }
+
+    /// A clock, in milliseconds, when there is one.
+    pub fn clock(spec: PlayerSpec, _: Naming, key: &str, value: Option<Duration>, _: Option<Duration>) -> PlayerSpec {
+        spec.with_some(key, value.map(|t| t.as_millis()))
     }
 }

@@ -82,9 +82,11 @@ use stratego_baselines::heuristic::{leaf_value, LeafTerms, DEFAULT_SCALE, WIN};
 use stratego_engine::{Color, CountingPrior, Move, PieceType, Square, State};
 use stratego_model::{choose_action, Inference};
 use stratego_players::reconstruct::{public_replay, public_replay_weighted};
-use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SpecError};
 
-use crate::kind::{options, rebuild, result_value, time_and_setup_fields, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::named::{changed, clock, resolved, some};
+use crate::kind::options::{number, parsed, time, veto, whole};
+use crate::kind::{from_the_table, kind_options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
 use crate::NetPlayerError;
@@ -96,49 +98,99 @@ pub const FIRST_GROUP: usize = 2;
 /// has; the rollouts have the rest of `CLOCK_SHARE`.
 pub const VETO_SHARE: f64 = 0.4;
 
-/// The options of a rollout player, after the path in its spec.
-#[derive(Copy, Clone, PartialEq, Debug)]
-pub struct RolloutOptions {
-    /// The policy's most likely moves that are rolled out.
-    pub width: usize,
-    /// Determinised worlds per decision (the most, under a clock).
-    pub worlds: usize,
-    /// Plies the network plays after each candidate.
-    pub horizon: u32,
-    /// How far (a share of a won game) a candidate's value must lie above
-    /// the policy's favourite's to be played instead.
-    pub margin: f64,
-    /// How sure the overruling must be: the mean gain over the favourite,
-    /// less `margin`, must exceed `sure` standard errors of the world-by-world
-    /// gains (0: the margin alone decides).
-    pub sure: f64,
-    /// The temperature of the opponent's moves in the rollouts: 0 plays its
-    /// most likely move (the player's own answer); above 0 a draw from
-    /// `p^(1/reply)`, so that a candidate is judged against more than one
-    /// way of answering it.
-    pub reply: f32,
-    /// With `Some(m)`, expectimax first searches every root move, and those
-    /// it values more than `m` (a share of a won game) below the best are
-    /// vetoed: the candidates are the policy's favourites among the rest
-    /// (as `netexpectimax` chooses). `None`: no search but the rollouts.
-    pub veto: Option<f64>,
-    /// The weight of the value head in a rollout's leaf (0: the hand-written
-    /// leaf alone, 1: the value head alone; between, the blend).
-    pub value: f64,
-    /// What the worlds' hidden types are drawn from (`Belief`: the belief
-    /// head at the root, one hidden piece at a time, the counts keeping the
-    /// army whole: `public_replay_weighted`).
-    pub prior: ChancePrior,
-    /// With the belief's worlds, the head's weight in its pool with the
-    /// counting prior, `prior^(1-pool) · head^pool` (1: the head alone; the
-    /// probe's pooled belief: EVALUATION.md, "The belief pooled with the
-    /// counting prior").
-    pub pool: f64,
-    /// How the rollouts' values choose the move.
-    pub step: Step,
-    /// A wall-clock limit per decision (makes play depend on the machine).
-    pub time: Option<Duration>,
-    pub setup: SetupPolicy,
+kind_options! {
+    /// The options of a rollout player, after the path in its spec.
+    #[derive(Copy, Clone, PartialEq, Debug)]
+    pub struct RolloutOptions {
+        /// The policy's most likely moves that are rolled out.
+        width: usize = RolloutOptions::DEFAULT_WIDTH, read whole(1, 16), named resolved,
+            "width=K (1-16, the policy's moves rolled out, default 4)";
+        /// Determinised worlds per decision (the most, under a clock).
+        worlds: usize = RolloutOptions::DEFAULT_WORLDS, read whole(1, 256), named resolved,
+            "worlds=N (1-256, determinised worlds, the most under a clock, default 8)";
+        /// Plies the network plays after each candidate.
+        horizon: u32 = RolloutOptions::DEFAULT_HORIZON, read whole(0, 200), named resolved,
+            "horizon=H (0-200, plies played by the network after each move, default 8)";
+        /// How far (a share of a won game) a candidate's value must lie above
+        /// the policy's favourite's to be played instead.
+        margin: f64 = RolloutOptions::DEFAULT_MARGIN, read number(2.0), named resolved,
+            "margin=M (0-2, a share of a won game a move must gain over the policy's favourite, default 0.1)";
+        /// How sure the overruling must be: the mean gain over the favourite,
+        /// less `margin`, must exceed `sure` standard errors of the world-by-world
+        /// gains (0: the margin alone decides).
+        sure: f64 = 0.0, read number(10.0), named resolved,
+            "sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, default 0: off)";
+        /// The temperature of the opponent's moves in the rollouts: 0 plays its
+        /// most likely move (the player's own answer); above 0 a draw from
+        /// `p^(1/reply)`, so that a candidate is judged against more than one
+        /// way of answering it.
+        reply: f32 = 0.0, read number(10.0), named resolved,
+            "reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its most likely move)";
+        /// With `Some(m)`, expectimax first searches every root move, and those
+        /// it values more than `m` (a share of a won game) below the best are
+        /// vetoed: the candidates are the policy's favourites among the rest
+        /// (as `netexpectimax` chooses). `None`: no search but the rollouts.
+        veto: Option<f64> = None, read veto, named some,
+            "veto=M (0-2: expectimax first searches every root move and vetoes those it values more than M below the \
+             best; default off)";
+        // The options from here to `eta` are named only when not the
+        // default (`named changed`), as a veto: the players registered
+        // before these options keep their resolved names.
+        /// The weight of the value head in a rollout's leaf (0: the hand-written
+        /// leaf alone, 1: the value head alone; between, the blend).
+        value: f64 = 0.0, read number(1.0), named changed,
+            "value=W (0-1, the value head's weight in a rollout's leaf beside the hand-written leaf, default 0)";
+        /// What the worlds' hidden types are drawn from (`Belief`: the belief
+        /// head at the root, one hidden piece at a time, the counts keeping the
+        /// army whole: `public_replay_weighted`).
+        prior: ChancePrior = ChancePrior::Counting, read parsed, named changed,
+            "prior=counting|belief (the worlds' hidden types, default counting)";
+        /// With the belief's worlds, the head's weight in its pool with the
+        /// counting prior, `prior^(1-pool) · head^pool` (1: the head alone; the
+        /// probe's pooled belief: EVALUATION.md, "The belief pooled with the
+        /// counting prior").
+        pool: f64 = 1.0, read pool, named changed,
+            "pool=W (0-1, with prior=belief the head's weight in its pool with the counting prior, default 1: the \
+             head alone)";
+        /// How the rollouts' values choose the move (`step=`, and `eta=` with
+        /// the mirror step).
+        step: Step = Step::Margin, read step, named step_and_eta,
+            "step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent \
+             step drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50)";
+        /// A wall-clock limit per decision (makes play depend on the machine).
+        time: Option<Duration> = None, read time, named clock,
+            "time=MS (a clock per decision; none by default: fixed size, reproducible)";
+    }
+}
+
+/// `pool=W` (0 to 1) belongs to the belief's worlds: refused without
+/// `prior=belief`.
+fn pool(spec: &PlayerSpec, key: &str, default: f64) -> Result<f64, SpecError> {
+    match spec.option(key) {
+        Some(text) if spec.option("prior") != Some("belief") => {
+            Err(SpecError::bad_value(key, text, "pool is the belief's: name prior=belief with it"))
+        }
+        _ => number(spec, key, default, 1.0),
+    }
+}
+
+/// `step=margin|mirror`, with `eta=E` (0 to 1000) the mirror step's size,
+/// refused with the margin's step.
+fn step(spec: &PlayerSpec, key: &str, default: Step) -> Result<Step, SpecError> {
+    let eta = number(spec, "eta", MMD_ETA, 1000.0)?;
+    match spec.option(key) {
+        None | Some("margin") => match spec.option("eta") {
+            None => Ok(default),
+            Some(text) => Err(SpecError::bad_value("eta", text, "eta is the mirror step's: name step=mirror with it")),
+        },
+        Some("mirror") => Ok(Step::Mirror { eta }),
+        Some(other) => Err(SpecError::bad_value(key, other, "expected margin or mirror")),
+    }
+}
+
+/// The step when not the margin's, and the mirror step's size.
+fn step_and_eta(spec: PlayerSpec, _: Naming, key: &str, value: Step, default: Step) -> PlayerSpec {
+    spec.with_default(Naming::Canonical, key, value.name(), default.name()).with_some("eta", value.eta())
 }
 
 /// How the candidates' values choose the move.
@@ -160,26 +212,6 @@ pub const MMD_TAU: f64 = 0.002;
 
 /// Ataraxos' step size eta = 1/beta (beta = 0.02).
 pub const MMD_ETA: f64 = 50.0;
-
-impl Default for RolloutOptions {
-    fn default() -> Self {
-        RolloutOptions {
-            width: RolloutOptions::DEFAULT_WIDTH,
-            worlds: RolloutOptions::DEFAULT_WORLDS,
-            horizon: RolloutOptions::DEFAULT_HORIZON,
-            margin: RolloutOptions::DEFAULT_MARGIN,
-            sure: 0.0,
-            reply: 0.0,
-            veto: None,
-            value: 0.0,
-            prior: ChancePrior::Counting,
-            pool: 1.0,
-            step: Step::Margin,
-            time: None,
-            setup: SetupPolicy::Random,
-        }
-    }
-}
 
 impl RolloutOptions {
     pub const DEFAULT_WIDTH: usize = 4;
@@ -210,90 +242,10 @@ pub type RolloutFactory = NetworkFactory<RolloutOptions>;
 impl NetworkPlayerKind for RolloutOptions {
     type Stats = RolloutStats;
     const NAME: &'static str = "netrollout";
-    const OPTIONS: &'static str = concat!(
-    "width=K (1-16, the policy's moves rolled out, default 4), worlds=N (1-256, \
-     determinised worlds, the most under a clock, default 8), horizon=H (0-200, plies played by the network after \
-     each move, default 8), margin=M (0-2, a share of a won game a move must gain over the policy's favourite, \
-     default 0.1), sure=Z (0-10, standard errors of the world-by-world gain that must also exceed the margin, \
-     default 0: off), reply=T (0-10, the temperature of the opponent's moves in the rollouts, default 0: its \
-     most likely move), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M below the best; default off), value=W (0-1, the value head's weight in a rollout's leaf beside \
-     the hand-written leaf, default 0), prior=counting|belief (the worlds' hidden types, default counting), pool=W (0-1, with prior=belief the \
-     head's weight in its pool with the counting prior, default 1: the head alone), \
-     step=margin|mirror (the policy's favourite unless overruled by the margin, or a magnetic-mirror-descent step \
-     drawn from, default margin), eta=E (0-1000, the mirror step's size, default 50), time=MS (a clock per decision; none by default: fixed size, \
-     reproducible), ",
-    stratego_players::setup_option!()
-);
     const ABOUT: &'static str =
         "a network's policy, overruled where its own rollouts in determinised worlds end clearly better";
 
-    fn parse(spec: &PlayerSpec) -> Result<RolloutOptions, SpecError> {
-        spec.check_keys(Self::OPTIONS)?;
-        let whole = |key, default: u64, lo, hi| options::whole(spec, key, default, lo, hi);
-        let number = |key, default, hi| options::number(spec, key, default, hi);
-        let d = RolloutOptions::default();
-        Ok(RolloutOptions {
-            width: whole("width", d.width as u64, 1, 16)? as usize,
-            worlds: whole("worlds", d.worlds as u64, 1, 256)? as usize,
-            horizon: whole("horizon", d.horizon as u64, 0, 200)? as u32,
-            margin: number("margin", d.margin, 2.0)?,
-            sure: number("sure", d.sure, 10.0)?,
-            reply: number("reply", d.reply as f64, 10.0)? as f32,
-            veto: options::veto(spec)?,
-            value: number("value", d.value, 1.0)?,
-            prior: ChancePrior::option(spec, d.prior)?,
-            pool: match spec.option("pool") {
-                Some(text) if spec.option("prior") != Some("belief") => {
-                    return Err(SpecError::bad_value("pool", text, "pool is the belief's: name prior=belief with it"))
-                }
-                _ => number("pool", d.pool, 1.0)?,
-            },
-            step: {
-                let eta = number("eta", MMD_ETA, 1000.0)?;
-                match spec.option("step") {
-                    None | Some("margin") if spec.option("eta").is_none() => Step::Margin,
-                    None | Some("margin") => {
-                        let eta = spec.option("eta").unwrap_or_default();
-                        return Err(SpecError::bad_value(
-                            "eta",
-                            eta,
-                            "eta is the mirror step's: name step=mirror with it",
-                        ));
-                    }
-                    Some("mirror") => Step::Mirror { eta },
-                    Some(other) => return Err(SpecError::bad_value("step", other, "expected margin or mirror")),
-                }
-            },
-            time: options::time(spec)?,
-            setup: spec.setup()?,
-        })
-    }
-
-    /// `netrollout:PATH` with its options in a fixed order: those that
-    /// differ from the defaults (canonical), or all (resolved; a veto, a
-    /// clock, a value head in the leaf, the belief's worlds and the mirror
-    /// step only when there is one).
-    fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
-        let d = RolloutOptions::default();
-        spec.with_default(naming, "width", self.width, d.width)
-            .with_default(naming, "worlds", self.worlds, d.worlds)
-            .with_default(naming, "horizon", self.horizon, d.horizon)
-            .with_default(naming, "margin", self.margin, d.margin)
-            .with_default(naming, "sure", self.sure, d.sure)
-            .with_default(naming, "reply", self.reply, d.reply)
-            .with_some("veto", self.veto)
-            // Named only when not the default, as a veto: the players
-            // registered before these options keep their resolved names.
-            .with_default(Naming::Canonical, "value", self.value, d.value)
-            .with_default(Naming::Canonical, "prior", self.prior, d.prior)
-            .with_default(Naming::Canonical, "pool", self.pool, d.pool)
-            .with_default(Naming::Canonical, "step", self.step.name(), d.step.name())
-            .with_some("eta", self.step.eta())
-            .with_some("time", self.time.map(|t| t.as_millis()))
-    }
-
-    time_and_setup_fields!();
+    from_the_table!();
 
     fn decide(&self, decision: Decision<'_, '_, RolloutStats>) -> Result<Move, NetPlayerError> {
         let Decision { network, view, rng, stats, start, deadline } = decision;

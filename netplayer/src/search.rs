@@ -75,9 +75,11 @@ use stratego_engine::{Color, CountingPrior, Move, PieceType, Square, State};
 use stratego_model::Inference;
 use stratego_players::determinize::with_hidden_type;
 use stratego_players::view::Cell;
-use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SetupPolicy, SpecError};
+use stratego_players::{AgentRng, InfoView};
 
-use crate::kind::{options, rebuild, result_value, time_and_setup_fields, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::named::{clock, resolved, some};
+use crate::kind::options::{number, parsed, time, veto, whole};
+use crate::kind::{from_the_table, kind_options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::NetPlayerError;
 
@@ -113,54 +115,36 @@ impl std::fmt::Display for ChancePrior {
     }
 }
 
-impl ChancePrior {
-    /// The `prior=` option of a spec, `default` when absent.
-    pub fn option(spec: &PlayerSpec, default: ChancePrior) -> Result<ChancePrior, SpecError> {
-        match spec.option("prior") {
-            None => Ok(default),
-            Some(text) => text.parse().map_err(|why| SpecError::bad_value("prior", text, why)),
-        }
+kind_options! {
+    /// The options of a searching network player, after the path in its spec.
+    #[derive(Copy, Clone, PartialEq, Debug)]
+    pub struct SearchOptions {
+        /// Our candidate moves by policy (every attack is searched besides).
+        width: usize = SearchOptions::DEFAULT_WIDTH, read whole(1, 64), named resolved,
+            "width=K (1-64, our moves by policy besides every attack, default 8)";
+        /// 1: our move (and its battles); 2: and the opponent's replies.
+        depth: u32 = SearchOptions::DEFAULT_DEPTH, read whole(1, 2), named resolved, "depth=1|2 (default 2)";
+        /// The opponent's replies by policy (every attack of its besides).
+        replies: usize = SearchOptions::DEFAULT_REPLIES, read whole(1, 64), named resolved,
+            "replies=R (1-64, the opponent's replies by policy besides its attacks, default 6)";
+        /// A wall-clock limit per decision (makes play depend on the machine).
+        time: Option<Duration> = None, read time, named clock,
+            "time=MS (a clock per decision; none by default: fixed size, reproducible)";
+        prior: ChancePrior = ChancePrior::Belief, read parsed, named resolved, "prior=belief|counting (chance nodes)";
+        /// The weight of the policy's probability added to a move's searched
+        /// value when choosing (0: the value alone; default 1).
+        mix: f64 = SearchOptions::DEFAULT_MIX, read number(100.0), named resolved,
+            "mix=M (0-100, adds M times the policy's probability to a move's value; default 1)";
+        /// With `Some(m)`, the candidates are only the moves expectimax keeps
+        /// ([`veto`](crate::veto)), searched for [`VETO_SHARE`] of the clock.
+        veto: Option<f64> = None, read veto, named some,
+            "veto=M (0-2: expectimax first searches every root move and vetoes those it values more than M of a won \
+             game below its best)";
     }
-}
-
-/// The options of a searching network player, after the path in its spec.
-#[derive(Copy, Clone, PartialEq, Debug)]
-pub struct SearchOptions {
-    /// Our candidate moves by policy (every attack is searched besides).
-    pub width: usize,
-    /// 1: our move (and its battles); 2: and the opponent's replies.
-    pub depth: u32,
-    /// The opponent's replies by policy (every attack of its besides).
-    pub replies: usize,
-    /// A wall-clock limit per decision (makes play depend on the machine).
-    pub time: Option<Duration>,
-    pub prior: ChancePrior,
-    /// The weight of the policy's probability added to a move's searched
-    /// value when choosing (0: the value alone; default 1).
-    pub mix: f64,
-    /// With `Some(m)`, the candidates are only the moves expectimax keeps
-    /// ([`veto`](crate::veto)), searched for [`VETO_SHARE`] of the clock.
-    pub veto: Option<f64>,
-    pub setup: SetupPolicy,
 }
 
 /// With a veto, the share of the clock expectimax's search of the root has.
 pub const VETO_SHARE: f64 = 0.4;
-
-impl Default for SearchOptions {
-    fn default() -> Self {
-        SearchOptions {
-            width: SearchOptions::DEFAULT_WIDTH,
-            depth: SearchOptions::DEFAULT_DEPTH,
-            replies: SearchOptions::DEFAULT_REPLIES,
-            time: None,
-            prior: ChancePrior::Belief,
-            mix: SearchOptions::DEFAULT_MIX,
-            veto: None,
-            setup: SetupPolicy::Random,
-        }
-    }
-}
 
 impl SearchOptions {
     pub const DEFAULT_WIDTH: usize = 8;
@@ -178,43 +162,9 @@ pub type NetSearchPlayer = NetworkPlayer<SearchOptions>;
 impl NetworkPlayerKind for SearchOptions {
     type Stats = SearchStats;
     const NAME: &'static str = "netsearch";
-    const OPTIONS: &'static str = concat!("width=K (1-64, our moves by policy besides every attack, default 8), depth=1|2 (default \
-     2), replies=R (1-64, the opponent's replies by policy besides its attacks, default 6), time=MS (a clock per \
-     decision; none by default: fixed size, reproducible), prior=belief|counting (chance nodes), mix=M (0-100, adds M times the policy's probability \
-     to a move's value; default 1), veto=M (0-2: expectimax first searches every root move and vetoes those it values \
-     more than M of a won game below its best), ", stratego_players::setup_option!());
     const ABOUT: &'static str = "a network checkpoint searching with its policy, value and belief heads";
 
-    fn parse(spec: &PlayerSpec) -> Result<SearchOptions, SpecError> {
-        spec.check_keys(Self::OPTIONS)?;
-        let d = SearchOptions::default();
-        Ok(SearchOptions {
-            width: options::whole(spec, "width", d.width as u64, 1, 64)? as usize,
-            depth: options::whole(spec, "depth", u64::from(d.depth), 1, 2)? as u32,
-            replies: options::whole(spec, "replies", d.replies as u64, 1, 64)? as usize,
-            time: options::time(spec)?,
-            prior: ChancePrior::option(spec, d.prior)?,
-            mix: options::number(spec, "mix", d.mix, 100.0)?,
-            veto: options::veto(spec)?,
-            setup: spec.setup()?,
-        })
-    }
-
-    /// `netsearch:PATH` with its options in a fixed order: those that
-    /// differ from the defaults (canonical), or all (resolved; a clock only
-    /// when there is one).
-    fn name_options(&self, spec: PlayerSpec, naming: Naming) -> PlayerSpec {
-        let d = SearchOptions::default();
-        spec.with_default(naming, "width", self.width, d.width)
-            .with_default(naming, "depth", self.depth, d.depth)
-            .with_default(naming, "replies", self.replies, d.replies)
-            .with_some("time", self.time.map(|t| t.as_millis()))
-            .with_default(naming, "prior", self.prior, d.prior)
-            .with_default(naming, "mix", self.mix, d.mix)
-            .with_some("veto", self.veto)
-    }
-
-    time_and_setup_fields!();
+    from_the_table!();
 
     fn decide(&self, decision: Decision<'_, '_, SearchStats>) -> Result<Move, NetPlayerError> {
         let Decision { network, view, rng, stats, start, deadline } = decision;

@@ -77,6 +77,39 @@ fn digest(weights: &[f32], coherence: Option<&Coherence>) -> String {
 pub struct TableFileError {
     pub path: String,
     pub why: String,
+    /// What kind of failure it is: a resume skips only damaged files.
+    pub fault: TableFault,
+}
+
+/// The kinds of [`TableFileError`] a caller acts on differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFault {
+    /// Not a whole table file of ours: absent, truncated, corrupted, not
+    /// matching its checksum, another format.
+    Damaged,
+    /// A whole table file, written for other rules than asked for.
+    OtherRules,
+    /// Cannot be read or written for the machine's reasons (permissions,
+    /// a full disk, an I/O error): the file may well be whole.
+    Machine,
+}
+
+impl TableFault {
+    /// A failed read or write: absent, not a file or not data of ours is
+    /// damage; anything else is the machine's.
+    fn of_io(error: &std::io::Error) -> TableFault {
+        use std::io::ErrorKind::{InvalidData, InvalidInput, NotFound, UnexpectedEof};
+        match error.kind() {
+            NotFound | InvalidInput | InvalidData | UnexpectedEof => TableFault::Damaged,
+            _ => TableFault::Machine,
+        }
+    }
+}
+
+impl TableFileError {
+    fn new(path: &Path, why: String, fault: TableFault) -> TableFileError {
+        TableFileError { path: path.display().to_string(), why, fault }
+    }
 }
 
 fn tensor_bytes(values: &[f32]) -> Vec<u8> {
@@ -141,7 +174,7 @@ impl NTupleNet {
     /// Writes the file through a temporary file and a rename, so a crash
     /// never leaves half a table file under the real name.
     pub fn save(&self, path: &Path, training: Option<&str>) -> Result<(), TableFileError> {
-        let fail = |e: std::io::Error| TableFileError { path: path.display().to_string(), why: e.to_string() };
+        let fail = |e: std::io::Error| TableFileError::new(path, e.to_string(), TableFault::Machine);
         stratego_support::files::write_atomically(path, &self.to_bytes(training)).map_err(fail)
     }
 
@@ -149,12 +182,28 @@ impl NTupleNet {
     /// `expected` (when given).
     pub fn load(path: &Path, expected: Option<&Ruleset>) -> Result<NTupleNet, TableFileError> {
         let bytes = stratego_support::files::read_data(path)
-            .map_err(|e| TableFileError { path: path.display().to_string(), why: format!("cannot read: {e}") })?;
-        NTupleNet::from_bytes(&bytes, expected).map_err(|why| TableFileError { path: path.display().to_string(), why })
+            .map_err(|e| TableFileError::new(path, format!("cannot read: {e}"), TableFault::of_io(&e)))?;
+        let net = NTupleNet::decode(&bytes).map_err(|why| TableFileError::new(path, why, TableFault::Damaged))?;
+        match expected {
+            Some(expected) => match expected.expect_same(net.rules()) {
+                Ok(()) => Ok(net),
+                Err(e) => Err(TableFileError::new(path, e.to_string(), TableFault::OtherRules)),
+            },
+            None => Ok(net),
+        }
     }
 
     /// Reads a table file's bytes (see `load`).
     pub fn from_bytes(bytes: &[u8], expected: Option<&Ruleset>) -> Result<NTupleNet, String> {
+        let net = NTupleNet::decode(bytes)?;
+        if let Some(expected) = expected {
+            expected.expect_same(net.rules()).map_err(|e| e.to_string())?;
+        }
+        Ok(net)
+    }
+
+    /// A table file's bytes as tables, whatever their rules.
+    fn decode(bytes: &[u8]) -> Result<NTupleNet, String> {
         let (_, header) = SafeTensors::read_metadata(bytes)
             .map_err(|e| format!("not a safetensors file (truncated or corrupted?): {e}"))?;
         let empty = HashMap::new();
@@ -176,9 +225,6 @@ impl NTupleNet {
         let id = field(KEY_RULES_ID)?;
         if id != rules.id().to_string() {
             return Err(format!("ruleset id {id} does not match its ruleset text (id {})", rules.id()));
-        }
-        if let Some(expected) = expected {
-            expected.expect_same(&rules).map_err(|e| e.to_string())?;
         }
         let games: u64 = field(KEY_GAMES)?.parse().map_err(|_| "metadata `ntuple.games` is not a count".to_string())?;
         let tuples: Vec<(usize, Vec<u8>)> = serde_json::from_str(field(KEY_TUPLES)?)
@@ -265,10 +311,12 @@ impl NTupleNet {
     /// The `ntuple.training` note of a table file (the command and config
     /// that trained it), if it has one.
     pub fn training_note(path: &Path) -> Result<Option<String>, TableFileError> {
-        let fail = |why: String| TableFileError { path: path.display().to_string(), why };
-        let bytes = stratego_support::files::read_data(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let (_, header) = SafeTensors::read_metadata(&bytes)
-            .map_err(|e| fail(format!("not a safetensors file (truncated or corrupted?): {e}")))?;
+        let bytes = stratego_support::files::read_data(path)
+            .map_err(|e| TableFileError::new(path, format!("cannot read: {e}"), TableFault::of_io(&e)))?;
+        let (_, header) = SafeTensors::read_metadata(&bytes).map_err(|e| {
+            let why = format!("not a safetensors file (truncated or corrupted?): {e}");
+            TableFileError::new(path, why, TableFault::Damaged)
+        })?;
         Ok(header.metadata().as_ref().and_then(|m| m.get(KEY_TRAINING).cloned()))
     }
 }

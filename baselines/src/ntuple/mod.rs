@@ -20,7 +20,7 @@ pub mod net;
 pub mod player;
 pub mod speed;
 
-pub use file::TableFileError;
+pub use file::{TableFault, TableFileError};
 pub use layout::Layout;
 pub use net::NTupleNet;
 pub use player::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};

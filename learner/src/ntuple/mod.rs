@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stratego_baselines::ntuple::{NTupleFactory, NTupleNet, NTuplePlayer};
+use stratego_baselines::ntuple::{NTupleFactory, NTupleNet, NTuplePlayer, TableFault};
 use stratego_engine::{Color, Ruleset};
 use stratego_evaluation::arena::{play_match, MatchConfig};
 use stratego_evaluation::report::MatchSummary;
@@ -162,7 +162,9 @@ impl NTupleRun {
         }
         let rules = config.rules;
         // The newest checkpoint that loads (its checksum included); a
-        // corrupt one is skipped with a line saying why.
+        // damaged one is skipped with a line saying why. One written for
+        // other rules, or one the machine cannot read, stops the resume:
+        // an older one would lose the games since, or not be this run's.
         let mut skipped = Vec::new();
         for latest in all.iter().rev() {
             match NTupleNet::load(&latest.path, Some(&rules)) {
@@ -170,6 +172,7 @@ impl NTupleRun {
                     check_note(&latest.path, &config, &dir)?;
                     return NTupleRun::start(dir, config, net, opponent, true);
                 }
+                Err(e) if e.fault != TableFault::Damaged => return Err(run_error(e)),
                 Err(e) => {
                     let line = format!("{}: skipped: {}", latest.path.display(), e.why);
                     crate::say(&format!("{line}; trying an older one"));
@@ -447,6 +450,35 @@ mod tests {
         assert!(bare_dir.join(checkpoint_name(CHECKPOINT_STEM, 0, CHECKPOINT_EXT)).exists());
         restarted.train(&options).unwrap();
         assert_eq!(weights(&bare_dir.join(FINAL_TABLES)), weights(tables));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A resume skips a damaged newest checkpoint for an older one, and
+    /// stops at one written for other rules (an older one would not be
+    /// this run's either, or would lose the games since).
+    #[test]
+    fn a_resume_skips_only_damaged_checkpoints() {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ntuple-run-v1");
+        let dir = scratch("damaged");
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&fixture).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        let newest = dir.join(checkpoint_name(CHECKPOINT_STEM, 8, CHECKPOINT_EXT));
+        let mut bytes = std::fs::read(dir.join(checkpoint_name(CHECKPOINT_STEM, 4, CHECKPOINT_EXT))).unwrap();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&newest, &bytes).unwrap();
+        let run = NTupleRun::resume(&dir).unwrap();
+        assert_eq!(run.start_games(), 4);
+        drop(run);
+
+        let mut other = tiny();
+        other.rules = Ruleset::classic();
+        assert_ne!(other.rules, tiny().rules);
+        other.train_config().fresh_net().unwrap().save(&newest, None).unwrap();
+        let err = NTupleRun::resume(&dir).err().unwrap().to_string();
+        assert!(err.contains(&newest.display().to_string()) && !err.contains("no checkpoint loads"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
