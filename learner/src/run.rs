@@ -201,8 +201,9 @@ fn sha256_of(path: &Path) -> Result<String, CheckpointFault> {
 #[derive(Debug)]
 pub enum CheckpointFault {
     /// Not the checkpoint that was written: a file missing (a checkpoint
-    /// cut short), not a regular file, changed since (its checksum), or
-    /// the directory renamed. A resume skips it for an older one.
+    /// cut short), not a regular file, a file where the directory should
+    /// be, changed since (its checksum), or the directory renamed. A
+    /// resume skips it for an older one.
     Damaged(String),
     /// A file there that cannot be read for another reason (permissions,
     /// an I/O error): the checkpoint may well be whole, so a resume stops
@@ -224,9 +225,9 @@ impl CheckpointFault {
     /// A failed read of a checkpoint's file, `why` saying which: absent,
     /// not a file or not text is damage; anything else is the machine's.
     fn of_read(why: String, error: std::io::Error) -> CheckpointFault {
-        use std::io::ErrorKind::{InvalidData, InvalidInput, NotFound, UnexpectedEof};
+        use std::io::ErrorKind::{InvalidData, InvalidInput, IsADirectory, NotADirectory, NotFound, UnexpectedEof};
         match error.kind() {
-            NotFound | InvalidInput | InvalidData | UnexpectedEof => {
+            NotFound | NotADirectory | IsADirectory | InvalidInput | InvalidData | UnexpectedEof => {
                 CheckpointFault::Damaged(format!("{why}: {error}"))
             }
             _ => CheckpointFault::Unreadable { why, error },
@@ -256,7 +257,8 @@ pub fn verify_checkpoint(dir: &Path) -> Result<(), CheckpointFault> {
         .map_err(|e| CheckpointFault::of_read(MANIFEST.to_string(), e))?;
     let manifest: serde_json::Value = serde_json::from_str(&text).map_err(|e| damaged(format!("{MANIFEST}: {e}")))?;
     for name in CHECKPOINT_FILES {
-        let want = manifest["sha256"][name].as_str().ok_or_else(|| damaged(format!("{MANIFEST} does not list {name}")))?;
+        let want =
+            manifest["sha256"][name].as_str().ok_or_else(|| damaged(format!("{MANIFEST} does not list {name}")))?;
         let have = sha256_of(&dir.join(name))?;
         if have != want {
             return Err(damaged(format!("{name} does not match its checksum (corrupted after it was written)")));
@@ -267,7 +269,10 @@ pub fn verify_checkpoint(dir: &Path) -> Result<(), CheckpointFault> {
     let counters = read_counters(dir).map_err(|e| damaged(e.to_string()))?;
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name != format!("{:08}", counters.iteration) {
-        return Err(damaged(format!("its counters.json is for iteration {}, its name says {name}", counters.iteration)));
+        return Err(damaged(format!(
+            "its counters.json is for iteration {}, its name says {name}",
+            counters.iteration
+        )));
     }
     Ok(())
 }
@@ -332,7 +337,10 @@ impl RunDir {
                 Ok(()) => return Ok((Some((step, dir)), skipped)),
                 Err(CheckpointFault::Damaged(why)) => skipped.push(format!("{}: skipped: {why}", dir.display())),
                 Err(fault @ CheckpointFault::Unreadable { .. }) => {
-                    return Err(run_error(&dir, format!("{fault} (the checkpoint may be whole: make it readable and resume again)")))
+                    return Err(run_error(
+                        &dir,
+                        format!("{fault} (the checkpoint may be whole: make it readable and resume again)"),
+                    ))
                 }
             }
         }
@@ -444,7 +452,14 @@ mod tests {
         // checkpoint may be whole, and a resume stops instead of skipping it.
         use std::io::{Error, ErrorKind};
         let of = |kind| CheckpointFault::of_read("cannot read model.safetensors".into(), Error::from(kind));
-        for kind in [ErrorKind::NotFound, ErrorKind::InvalidInput, ErrorKind::InvalidData, ErrorKind::UnexpectedEof] {
+        for kind in [
+            ErrorKind::NotFound,
+            ErrorKind::NotADirectory,
+            ErrorKind::IsADirectory,
+            ErrorKind::InvalidInput,
+            ErrorKind::InvalidData,
+            ErrorKind::UnexpectedEof,
+        ] {
             assert!(matches!(of(kind), CheckpointFault::Damaged(_)), "{kind:?}");
         }
         for kind in [ErrorKind::PermissionDenied, ErrorKind::Other, ErrorKind::Interrupted] {

@@ -98,9 +98,9 @@ impl TableFault {
     /// A failed read or write: absent, not a file or not data of ours is
     /// damage; anything else is the machine's.
     fn of_io(error: &std::io::Error) -> TableFault {
-        use std::io::ErrorKind::{InvalidData, InvalidInput, NotFound, UnexpectedEof};
+        use std::io::ErrorKind::{InvalidData, InvalidInput, IsADirectory, NotADirectory, NotFound, UnexpectedEof};
         match error.kind() {
-            NotFound | InvalidInput | InvalidData | UnexpectedEof => TableFault::Damaged,
+            NotFound | NotADirectory | IsADirectory | InvalidInput | InvalidData | UnexpectedEof => TableFault::Damaged,
             _ => TableFault::Machine,
         }
     }
