@@ -395,6 +395,19 @@ mod tests {
         dir
     }
 
+    /// A copy of tests/fixtures/ntuple-run-v1 (the tiny config in the
+    /// first spelling, stopped after 4 games) in a scratch directory.
+    fn first_spelling_run(name: &str) -> PathBuf {
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ntuple-run-v1");
+        let dir = scratch(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&fixture).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+        dir
+    }
+
     fn weights(path: &Path) -> Vec<f32> {
         NTupleNet::load(path, None).unwrap().weights().to_vec()
     }
@@ -458,13 +471,7 @@ mod tests {
     /// this run's either, or would lose the games since).
     #[test]
     fn a_resume_skips_only_damaged_checkpoints() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ntuple-run-v1");
-        let dir = scratch("damaged");
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in std::fs::read_dir(&fixture).unwrap() {
-            let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
-        }
+        let dir = first_spelling_run("damaged");
         let newest = dir.join(checkpoint_name(CHECKPOINT_STEM, 8, CHECKPOINT_EXT));
         let mut bytes = std::fs::read(dir.join(checkpoint_name(CHECKPOINT_STEM, 4, CHECKPOINT_EXT))).unwrap();
         bytes.truncate(bytes.len() / 2);
@@ -489,13 +496,7 @@ mod tests {
     /// run of today's config.
     #[test]
     fn a_run_of_the_first_spelling_resumes() {
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/ntuple-run-v1");
-        let dir = scratch("first-spelling");
-        std::fs::create_dir_all(&dir).unwrap();
-        for entry in std::fs::read_dir(&fixture).unwrap() {
-            let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
-        }
+        let dir = first_spelling_run("first-spelling");
         let then = std::fs::read_to_string(dir.join("config.toml")).unwrap();
         assert!(then.contains("[checkpoints]") && then.contains("epsilon-final"), "{then}");
         let run = NTupleRun::resume(&dir).unwrap();
