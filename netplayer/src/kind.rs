@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use burn::tensor::Device;
 use rand::{Rng, SeedableRng};
 use stratego_engine::{Color, Move, PieceSet, Setup, State};
+use stratego_model::Inference;
 use stratego_players::reconstruct::public_replay;
 use stratego_players::{AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerSpec, SetupPolicy, SpecError};
 
@@ -218,6 +219,45 @@ pub fn rebuild(view: &InfoView<'_>, rng: &mut AgentRng) -> Result<State, NetPlay
         return Err(NetPlayerError::NotToMove);
     }
     Ok(state)
+}
+
+/// What a searching decision asked of the network: the positions it read
+/// and the inference calls that read them. Every read goes through
+/// [`Reads::infer`], so the count cannot miss one.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Reads {
+    pub positions: usize,
+    pub calls: usize,
+}
+
+impl Reads {
+    /// The network's output on `states`, in one call, counted.
+    pub fn infer(&mut self, network: &Network, states: &[&State]) -> Result<Inference, NetPlayerError> {
+        let out = network.infer(states)?;
+        self.positions += states.len();
+        self.calls += 1;
+        Ok(out)
+    }
+
+    /// The decision's root: the game rebuilt from the view ([`rebuild`])
+    /// and the network's output on it.
+    pub fn root(
+        &mut self,
+        network: &Network,
+        view: &InfoView<'_>,
+        rng: &mut AgentRng,
+    ) -> Result<(State, Inference), NetPlayerError> {
+        let state = rebuild(view, rng)?;
+        let out = self.infer(network, &[&state])?;
+        Ok((state, out))
+    }
+}
+
+/// Plays `mv` in `state`, a game rebuilt by the player (`where_` names it
+/// in the error): a move the view or the policy calls legal that the rebuilt
+/// game refuses is the player's fault, never the opponent's.
+pub fn play(state: &mut State, mv: Move, where_: &'static str) -> Result<(), NetPlayerError> {
+    state.apply_move(mv).map(|_| ()).map_err(|e| NetPlayerError::Refused { mv, where_, why: e.to_string() })
 }
 
 /// A finished game's value for `me` (+1, 0, -1); `None` while it goes on.

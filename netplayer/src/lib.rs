@@ -49,7 +49,7 @@ use burn::tensor::Device;
 use stratego_players::Registry;
 
 pub use error::NetPlayerError;
-pub use kind::{entry, NetworkPlayer, NetworkPlayerKind};
+pub use kind::{entry, NetworkPlayer, NetworkPlayerKind, Reads};
 pub use network::{Network, NetworkFactory};
 pub use policy::{NetOptions, NetPlayer, NetPlayerFactory};
 

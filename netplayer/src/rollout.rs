@@ -86,7 +86,7 @@ use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SpecError};
 
 use crate::kind::named::{changed, clock, resolved, some};
 use crate::kind::options::{number, parsed, time, veto, whole};
-use crate::kind::{from_the_table, kind_options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::{from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
 use crate::NetPlayerError;
@@ -103,17 +103,17 @@ kind_options! {
     #[derive(Copy, Clone, PartialEq, Debug)]
     pub struct RolloutOptions {
         /// The policy's most likely moves that are rolled out.
-        width: usize = RolloutOptions::DEFAULT_WIDTH, read whole(1, 16), named resolved,
+        width: usize = 4, read whole(1, 16), named resolved,
             "width=K (1-16, the policy's moves rolled out, default 4)";
         /// Determinised worlds per decision (the most, under a clock).
-        worlds: usize = RolloutOptions::DEFAULT_WORLDS, read whole(1, 256), named resolved,
+        worlds: usize = 8, read whole(1, 256), named resolved,
             "worlds=N (1-256, determinised worlds, the most under a clock, default 8)";
         /// Plies the network plays after each candidate.
-        horizon: u32 = RolloutOptions::DEFAULT_HORIZON, read whole(0, 200), named resolved,
+        horizon: u32 = 8, read whole(0, 200), named resolved,
             "horizon=H (0-200, plies played by the network after each move, default 8)";
         /// How far (a share of a won game) a candidate's value must lie above
         /// the policy's favourite's to be played instead.
-        margin: f64 = RolloutOptions::DEFAULT_MARGIN, read number(2.0), named resolved,
+        margin: f64 = 0.1, read number(2.0), named resolved,
             "margin=M (0-2, a share of a won game a move must gain over the policy's favourite, default 0.1)";
         /// How sure the overruling must be: the mean gain over the favourite,
         /// less `margin`, must exceed `sure` standard errors of the world-by-world
@@ -213,12 +213,6 @@ pub const MMD_TAU: f64 = 0.002;
 /// Ataraxos' step size eta = 1/beta (beta = 0.02).
 pub const MMD_ETA: f64 = 50.0;
 
-impl RolloutOptions {
-    pub const DEFAULT_WIDTH: usize = 4;
-    pub const DEFAULT_WORLDS: usize = 8;
-    pub const DEFAULT_HORIZON: u32 = 8;
-    pub const DEFAULT_MARGIN: f64 = 0.1;
-}
 
 impl Step {
     pub fn name(self) -> &'static str {
@@ -250,13 +244,10 @@ impl NetworkPlayerKind for RolloutOptions {
     fn decide(&self, decision: Decision<'_, '_, RolloutStats>) -> Result<Move, NetPlayerError> {
         let Decision { network, view, rng, stats, start, deadline } = decision;
         let me = view.me;
-        // Each world has a generator of its own, drawn in order from the
+        // The root's planes do not depend on the hidden types drawn. Each
+        // world has a generator of its own, drawn in order from the
         // player's: a decision is a function of the view and the seed.
-        let first = rebuild(view, rng)?;
-        // The root's planes do not depend on the hidden types drawn.
-        let root = network.infer(&[&first])?;
-        stats.positions += 1;
-        stats.calls += 1;
+        let (first, root) = stats.reads.root(network, view, rng)?;
         // The belief, pooled with the counting prior by `pool` (the prior
         // is public: any rebuilt world gives the same). Built only for a
         // pool: the other players' decisions do not pay for it.
@@ -371,9 +362,8 @@ impl NetworkPlayerKind for RolloutOptions {
 pub struct RolloutStats {
     /// Worlds rolled out (0: a forced move, or one candidate: no rollout).
     pub worlds: usize,
-    /// Positions the network read (the root included) and inference calls.
-    pub positions: usize,
-    pub calls: usize,
+    /// What the network read (the root included).
+    pub reads: Reads,
     /// Every candidate, in the policy's order: its mean leaf value (a share
     /// of a won game, -1 to 1) and the policy's probability.
     pub values: Vec<(Move, f64, f32)>,
@@ -413,9 +403,7 @@ fn read_live(
     let mut batches = Vec::with_capacity(live.len().div_ceil(CHUNK));
     for chunk in live.chunks(CHUNK) {
         let states: Vec<&State> = chunk.iter().map(|&i| &rollouts[i]).collect();
-        batches.push((chunk.to_vec(), network.infer(&states)?));
-        stats.positions += chunk.len();
-        stats.calls += 1;
+        batches.push((chunk.to_vec(), stats.reads.infer(network, &states)?));
     }
     Ok(batches)
 }
@@ -508,11 +496,7 @@ impl RolloutOptions {
             for &mv in candidates {
                 draws.push(AgentRng::seed_from_u64(replies.wrapping_add(w as u64)));
                 let mut state = world.clone();
-                state.apply_move(mv).map_err(|e| NetPlayerError::Refused {
-                    mv,
-                    where_: "a rebuilt world",
-                    why: e.to_string(),
-                })?;
+                play(&mut state, mv, "a rebuilt world")?;
                 rollouts.push(state);
             }
         }
@@ -532,11 +516,7 @@ impl RolloutOptions {
                 for (k, &i) in chunk.iter().enumerate() {
                     let temperature = if rollouts[i].to_move() == me { 0.0 } else { self.reply };
                     let mv = policy_move(&rollouts[i], out.policy_of(k), temperature, &mut draws[i])?;
-                    rollouts[i].apply_move(mv).map_err(|e| NetPlayerError::Refused {
-                        mv,
-                        where_: "a rollout",
-                        why: e.to_string(),
-                    })?;
+                    play(&mut rollouts[i], mv, "a rollout")?;
                 }
             }
             last_ply = ply_start.elapsed();

@@ -79,7 +79,7 @@ use stratego_players::{AgentRng, InfoView};
 
 use crate::kind::named::{clock, resolved, some};
 use crate::kind::options::{number, parsed, time, veto, whole};
-use crate::kind::{from_the_table, kind_options, rebuild, result_value, Decision, NetworkPlayer, NetworkPlayerKind};
+use crate::kind::{from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::NetPlayerError;
 
@@ -120,12 +120,12 @@ kind_options! {
     #[derive(Copy, Clone, PartialEq, Debug)]
     pub struct SearchOptions {
         /// Our candidate moves by policy (every attack is searched besides).
-        width: usize = SearchOptions::DEFAULT_WIDTH, read whole(1, 64), named resolved,
+        width: usize = 8, read whole(1, 64), named resolved,
             "width=K (1-64, our moves by policy besides every attack, default 8)";
         /// 1: our move (and its battles); 2: and the opponent's replies.
-        depth: u32 = SearchOptions::DEFAULT_DEPTH, read whole(1, 2), named resolved, "depth=1|2 (default 2)";
+        depth: u32 = 2, read whole(1, 2), named resolved, "depth=1|2 (default 2)";
         /// The opponent's replies by policy (every attack of its besides).
-        replies: usize = SearchOptions::DEFAULT_REPLIES, read whole(1, 64), named resolved,
+        replies: usize = 6, read whole(1, 64), named resolved,
             "replies=R (1-64, the opponent's replies by policy besides its attacks, default 6)";
         /// A wall-clock limit per decision (makes play depend on the machine).
         time: Option<Duration> = None, read time, named clock,
@@ -133,7 +133,7 @@ kind_options! {
         prior: ChancePrior = ChancePrior::Belief, read parsed, named resolved, "prior=belief|counting (chance nodes)";
         /// The weight of the policy's probability added to a move's searched
         /// value when choosing (0: the value alone; default 1).
-        mix: f64 = SearchOptions::DEFAULT_MIX, read number(100.0), named resolved,
+        mix: f64 = 1.0, read number(100.0), named resolved,
             "mix=M (0-100, adds M times the policy's probability to a move's value; default 1)";
         /// With `Some(m)`, the candidates are only the moves expectimax keeps
         /// ([`veto`](crate::veto)), searched for [`VETO_SHARE`] of the clock.
@@ -146,12 +146,6 @@ kind_options! {
 /// With a veto, the share of the clock expectimax's search of the root has.
 pub const VETO_SHARE: f64 = 0.4;
 
-impl SearchOptions {
-    pub const DEFAULT_WIDTH: usize = 8;
-    pub const DEFAULT_DEPTH: u32 = 2;
-    pub const DEFAULT_REPLIES: usize = 6;
-    pub const DEFAULT_MIX: f64 = 1.0;
-}
 
 /// Makes [`NetSearchPlayer`]s that share one loaded network.
 pub type NetSearchFactory = NetworkFactory<SearchOptions>;
@@ -169,10 +163,7 @@ impl NetworkPlayerKind for SearchOptions {
     fn decide(&self, decision: Decision<'_, '_, SearchStats>) -> Result<Move, NetPlayerError> {
         let Decision { network, view, rng, stats, start, deadline } = decision;
         let me = view.me;
-        let root = rebuild(view, rng)?;
-        let root_out = network.infer(&[&root])?;
-        stats.positions += 1;
-        stats.calls += 1;
+        let (root, root_out) = stats.reads.root(network, view, rng)?;
 
         let chosen = self.candidates(view, &root_out, rng)?;
         let mut candidates = self.branches(&root, &root_out, chosen, me)?;
@@ -180,7 +171,7 @@ impl NetworkPlayerKind for SearchOptions {
         stats.depth = 1;
         // Under a clock, the cost of one position from what depth 1 took (a
         // floor for the first call of depth 2).
-        let clock = deadline.map(|d| (d, start.elapsed().as_secs_f64() / stats.positions.max(1) as f64));
+        let clock = deadline.map(|d| (d, start.elapsed().as_secs_f64() / stats.reads.positions.max(1) as f64));
         if self.depth >= 2 && !open.is_empty() && self.depth_two(network, me, &mut candidates, &open, clock, stats)? {
             stats.depth = 2;
         }
@@ -212,10 +203,8 @@ pub struct SearchStats {
     pub depth: u32,
     /// Our candidate moves searched.
     pub candidates: usize,
-    /// Positions the network read (the root included).
-    pub positions: usize,
-    /// Inference calls.
-    pub calls: usize,
+    /// What the network read (the root included).
+    pub reads: Reads,
     /// Every candidate with its value (our P(win) - P(loss)), best first.
     pub values: Vec<(Move, f64)>,
     pub elapsed: Duration,
@@ -316,11 +305,7 @@ impl SearchOptions {
             }
             if outcomes.is_empty() {
                 let mut after = root.clone();
-                after.apply_move(mv).map_err(|e| NetPlayerError::Refused {
-                    mv,
-                    where_: "the rebuilt game",
-                    why: e.to_string(),
-                })?;
+                play(&mut after, mv, "the rebuilt game")?;
                 outcomes.push((1.0, after));
             }
             let branches =
@@ -355,9 +340,7 @@ impl SearchOptions {
             return Ok(open);
         }
         let states: Vec<&State> = open.iter().map(|&(c, b)| &candidates[c].branches[b].after).collect();
-        let out = network.infer(&states)?;
-        stats.positions += states.len();
-        stats.calls += 1;
+        let out = stats.reads.infer(network, &states)?;
         let opponent = view.opponent();
         for (i, &(c, b)) in open.iter().enumerate() {
             let branch = &mut candidates[c].branches[b];
@@ -415,9 +398,7 @@ impl SearchOptions {
                 }
             }
             let states: Vec<&State> = chunk.iter().map(|&i| &leaves[i].2).collect();
-            let out = network.infer(&states)?;
-            stats.positions += states.len();
-            stats.calls += 1;
+            let out = stats.reads.infer(network, &states)?;
             for (k, &i) in chunk.iter().enumerate() {
                 values[i] = out.value[k] as f64;
             }

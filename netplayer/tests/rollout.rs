@@ -133,7 +133,7 @@ fn the_value_head_the_belief_and_the_mirror_step_change_the_search_reproducibly(
         assert!(last.values.iter().all(|v| (-1.0..=1.0).contains(&v.1)), "{:?}", last.values);
         assert_eq!(last.worlds, 4);
         if options.value > 0.0 {
-            assert!(last.positions > hand.positions, "the leaves are read by the network: {last:?}");
+            assert!(last.reads.positions > hand.reads.positions, "the leaves are read by the network: {last:?}");
         }
     }
     let (mv, last) = play(RolloutOptions { step: Step::Mirror { eta: 1000.0 }, ..RolloutOptions::default() }, 6);

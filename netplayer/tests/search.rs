@@ -150,7 +150,7 @@ fn battles_with_hidden_pieces_are_chance_nodes_and_stats_add_up() {
                 let last = &player.last;
                 assert_eq!(last.depth, 2);
                 assert!(last.candidates >= 8.min(view.legal_moves.len()));
-                assert!(last.positions > last.candidates, "{last:?}");
+                assert!(last.reads.positions > last.candidates, "{last:?}");
                 assert!(last.values.iter().all(|v| (-1.0..=1.0 + options.mix).contains(&v.1)), "{last:?}");
             }
             checked += 1;
