@@ -13,7 +13,7 @@ use std::sync::Arc;
 use stratego_players::{Entry, FnFactory, Naming, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
 use crate::expectimax::{
-    expectimax_config, expectimax_leaf, expectimax_spec, ExpectimaxPlayer, Leaf, EXPECTIMAX_OPTIONS,
+    expectimax_config, expectimax_leaf, expectimax_spec, ExpectimaxPlayer, EXPECTIMAX_OPTIONS,
 };
 use crate::greedy::{greedy_spec, GreedyPlayer};
 use crate::ntuple::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};
@@ -22,43 +22,13 @@ use crate::random::{random_spec, RandomPlayer};
 
 const SETUP_ONLY: &str = stratego_players::setup_policy::SETUP_OPTION;
 
-/// Makes players of one kind from a closure, with their leaf evaluation.
-/// Only an n-tuple leaf knows a ruleset, so the leaf (hand-written for
-/// every player but a learned-leaf expectimax) answers `check_rules`.
-pub struct LeafFactory<F> {
-    players: FnFactory<F>,
-    leaf: Leaf,
-}
-
-impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for LeafFactory<F> {
-    fn name(&self) -> String {
-        self.players.name()
-    }
-
-    fn resolved_name(&self) -> String {
-        self.players.resolved_name()
-    }
-
-    fn make(&self) -> Box<dyn Player> {
-        self.players.make()
-    }
-
-    fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), stratego_players::RulesRefused> {
-        self.leaf.check_rules(rules)
-    }
-
-    fn trained_rules(&self) -> Option<stratego_engine::Ruleset> {
-        self.leaf.trained_rules()
-    }
-}
-
 fn factory<F: Fn() -> Box<dyn Player> + Send + Sync + 'static>(
     spec: impl Fn(Naming) -> PlayerSpec,
     make: F,
 ) -> Arc<dyn PlayerFactory> {
     let players =
         FnFactory::new(spec(Naming::Canonical).to_string(), make).resolved(spec(Naming::Resolved).to_string());
-    Arc::new(LeafFactory { players, leaf: Leaf::Handwritten })
+    Arc::new(players)
 }
 
 /// The entry of a player whose one option is its setup policy: `spec`
@@ -107,7 +77,7 @@ pub fn register(registry: &mut Registry) {
             let make = move || {
                 Box::new(ExpectimaxPlayer::new(config, setup).with_leaf(player_leaf.clone())) as Box<dyn Player>
             };
-            Ok(Arc::new(LeafFactory { players: FnFactory::new(name, make).resolved(resolved), leaf }))
+            Ok(Arc::new(leaf.factory_of(FnFactory::new(name, make).resolved(resolved))))
         }),
     });
     registry.register(Entry {

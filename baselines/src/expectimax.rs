@@ -170,21 +170,15 @@ pub enum Leaf {
 }
 
 impl Leaf {
-    /// Whether the leaf evaluation fits `rules` (tables know one ruleset).
-    pub fn check_rules(&self, rules: &stratego_engine::Ruleset) -> Result<(), stratego_players::RulesRefused> {
+    /// Players of a factory whose leaves this scores: an n-tuple leaf
+    /// carries the ruleset its tables were trained under.
+    pub fn factory_of<F: Fn() -> Box<dyn stratego_players::Player> + Send + Sync>(
+        &self,
+        players: stratego_players::FnFactory<F>,
+    ) -> stratego_players::FnFactory<F> {
         match self {
-            Leaf::Handwritten => Ok(()),
-            Leaf::NTuple { net, .. } => {
-                stratego_players::player::same_rules("its leaf tables were", net.rules(), rules)
-            }
-        }
-    }
-
-    /// The ruleset of a learned leaf.
-    pub fn trained_rules(&self) -> Option<stratego_engine::Ruleset> {
-        match self {
-            Leaf::Handwritten => None,
-            Leaf::NTuple { net, .. } => Some(*net.rules()),
+            Leaf::Handwritten => players,
+            Leaf::NTuple { net, .. } => players.trained_for("its leaf tables were", *net.rules()),
         }
     }
 }

@@ -225,12 +225,10 @@ impl CheckpointFault {
     /// A failed read of a checkpoint's file, `why` saying which: absent,
     /// not a file or not text is damage; anything else is the machine's.
     fn of_read(why: String, error: std::io::Error) -> CheckpointFault {
-        use std::io::ErrorKind::{InvalidData, InvalidInput, IsADirectory, NotADirectory, NotFound, UnexpectedEof};
-        match error.kind() {
-            NotFound | NotADirectory | IsADirectory | InvalidInput | InvalidData | UnexpectedEof => {
-                CheckpointFault::Damaged(format!("{why}: {error}"))
-            }
-            _ => CheckpointFault::Unreadable { why, error },
+        if stratego_support::files::is_damage(&error) {
+            CheckpointFault::Damaged(format!("{why}: {error}"))
+        } else {
+            CheckpointFault::Unreadable { why, error }
         }
     }
 }

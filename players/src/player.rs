@@ -109,12 +109,16 @@ pub trait PlayerFactory: Send + Sync {
     }
 }
 
-/// Players made by a closure, under a name: the factory of any player that
-/// knows no ruleset of its own (`FnFactory::new("first", || Box::new(First))`).
+/// Players made by a closure, under a name (`FnFactory::new("first", ||
+/// Box::new(First))`): players that know no ruleset of their own, or, with
+/// [`trained_for`](FnFactory::trained_for), players that carry one (an
+/// expectimax whose leaf is n-tuple tables).
 pub struct FnFactory<F> {
     name: String,
     resolved: String,
     make: F,
+    /// What was trained (`"its leaf tables were"`) and under which rules.
+    trained: Option<(&'static str, Ruleset)>,
 }
 
 impl<F: Fn() -> Box<dyn Player> + Send + Sync> FnFactory<F> {
@@ -122,12 +126,20 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> FnFactory<F> {
     /// is the name.
     pub fn new(name: impl Into<String>, make: F) -> FnFactory<F> {
         let name = name.into();
-        FnFactory { resolved: name.clone(), name, make }
+        FnFactory { resolved: name.clone(), name, make, trained: None }
     }
 
     /// The same players, with the resolved name of their spec.
     pub fn resolved(self, resolved: impl Into<String>) -> FnFactory<F> {
         FnFactory { resolved: resolved.into(), ..self }
+    }
+
+    /// The same players, which carry something trained under `rules`
+    /// (`what` says what, as [`RulesRefused::OtherPieceSet`] prints it):
+    /// they play only that piece set, and a match that names no rules plays
+    /// `rules`.
+    pub fn trained_for(self, what: &'static str, rules: Ruleset) -> FnFactory<F> {
+        FnFactory { trained: Some((what, rules)), ..self }
     }
 }
 
@@ -142,6 +154,14 @@ impl<F: Fn() -> Box<dyn Player> + Send + Sync> PlayerFactory for FnFactory<F> {
 
     fn make(&self) -> Box<dyn Player> {
         (self.make)()
+    }
+
+    fn check_rules(&self, rules: &Ruleset) -> Result<(), RulesRefused> {
+        self.trained.map_or(Ok(()), |(what, own)| same_rules(what, &own, rules))
+    }
+
+    fn trained_rules(&self) -> Option<Ruleset> {
+        self.trained.map(|(_, rules)| rules)
     }
 }
 

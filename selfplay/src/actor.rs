@@ -620,27 +620,27 @@ mod tests {
         (0..n).map(|_| games.recv_timeout(Duration::from_secs(120)).expect("a finished game")).collect()
     }
 
-    /// Plays `n` games with one actor seeded `seed`; their setups.
-    fn setups(seed: u64, n: usize) -> Vec<(Setup, Setup)> {
+    /// The first `n` games the actors of `config` finish (uniform setups,
+    /// a channel of `capacity`), the actors stopped after them.
+    fn first_games(config: &ActorConfig, capacity: usize, n: usize) -> Vec<GameTrajectory> {
         let service = service();
-        let (sender, games) = bounded(4);
-        let actors = spawn_actors(&config(1, 2, seed), service.client(), sender, &random_setups).unwrap();
+        let (sender, games) = bounded(capacity);
+        let actors = spawn_actors(config, service.client(), sender, &random_setups).unwrap();
         let got = receive(&games, n);
         drop(games);
         actors.stop().unwrap();
         service.shutdown();
-        got.into_iter().map(|g| (g.record.red, g.record.blue)).collect()
+        got
+    }
+
+    /// Plays `n` games with one actor seeded `seed`; their setups.
+    fn setups(seed: u64, n: usize) -> Vec<(Setup, Setup)> {
+        first_games(&config(1, 2, seed), 4, n).into_iter().map(|g| (g.record.red, g.record.blue)).collect()
     }
 
     #[test]
     fn actors_stream_whole_games_that_replay_to_their_decisions() {
-        let service = service();
-        let (sender, games) = bounded(8);
-        let actors = spawn_actors(&config(2, 3, 5), service.client(), sender, &random_setups).unwrap();
-        let got = receive(&games, 8);
-        drop(games);
-        actors.stop().unwrap();
-        service.shutdown();
+        let got = first_games(&config(2, 3, 5), 8, 8);
         for game in &got {
             let record = &game.record;
             assert_eq!(game.decisions.len(), record.moves.len());
@@ -665,18 +665,12 @@ mod tests {
     /// decision at its ply.
     #[test]
     fn against_an_opponent_only_the_networks_seat_is_recorded() {
-        let service = service();
-        let (sender, games) = bounded(16);
         let config = ActorConfig {
             opponents: vec![Arc::new(stratego_players::FnFactory::new("first", || Box::new(crate::First)))],
             opponent_share: 1.0,
             ..config(1, 4, 9)
         };
-        let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
-        let got = receive(&games, 12);
-        drop(games);
-        actors.stop().unwrap();
-        service.shutdown();
+        let got = first_games(&config, 16, 12);
         let mut seats = std::collections::HashSet::new();
         for game in &got {
             let seat = game.opponent.expect("every game has an opponent");
@@ -740,8 +734,6 @@ mod tests {
     /// decisions so far go with it, and its slot goes on with the next game.
     #[test]
     fn an_outside_programs_setups_are_played_and_its_forfeits_end_only_its_games() {
-        let service = service();
-        let (sender, games) = bounded(16);
         let count = Arc::new(AtomicUsize::new(0));
         let make = {
             let count = count.clone();
@@ -752,11 +744,7 @@ mod tests {
             opponent_share: 1.0,
             ..config(1, 3, 17)
         };
-        let actors = spawn_actors(&config, service.client(), sender, &random_setups).unwrap();
-        let got = receive(&games, 18);
-        drop(games);
-        actors.stop().unwrap();
-        service.shutdown();
+        let got = first_games(&config, 16, 18);
         let (mut in_seat, mut at_move) = (0, 0);
         for game in &got {
             let seat = game.opponent.expect("every game has an opponent");

@@ -20,6 +20,18 @@ pub const TEXT_LIMIT: u64 = 64 << 20;
 /// parameters: 59 MB of f32 weights).
 pub const DATA_LIMIT: u64 = 4 << 30;
 
+/// Whether a failed read of a file the lab wrote says the file is damaged
+/// (gone, cut short, not the file it should be: a directory where a file
+/// was, a file where a directory was, bytes that do not decode or exceed
+/// the limit) rather than that the machine refused it (permissions, a full
+/// or failing disk), which no other copy of the file would fix. A resume
+/// passes over a damaged checkpoint for an older one and stops at a refused
+/// one.
+pub fn is_damage(error: &io::Error) -> bool {
+    use io::ErrorKind::{InvalidData, InvalidInput, IsADirectory, NotADirectory, NotFound, UnexpectedEof};
+    matches!(error.kind(), NotFound | NotADirectory | IsADirectory | InvalidInput | InvalidData | UnexpectedEof)
+}
+
 /// Reads at most `limit` bytes; more is an error.
 fn read_bounded(file: impl Read, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
@@ -129,6 +141,24 @@ pub fn sort_safetensors_metadata(bytes: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the reads themselves report: a missing file, a directory read
+    /// as a file and a file over the limit are damage; a refusal is not.
+    #[test]
+    fn damage_is_told_from_the_machines_refusal() {
+        let dir = std::env::temp_dir().join(format!("support-damage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = read_data(&dir.join("absent")).unwrap_err();
+        let a_directory = read_data(&dir).unwrap_err();
+        let too_long = read_bounded(&[0u8; 9][..], 8).unwrap_err();
+        for error in [&missing, &a_directory, &too_long] {
+            assert!(is_damage(error), "{error:?}");
+        }
+        for kind in [io::ErrorKind::PermissionDenied, io::ErrorKind::StorageFull, io::ErrorKind::Other] {
+            assert!(!is_damage(&io::Error::from(kind)), "{kind:?}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn safetensors_metadata_comes_out_in_key_order() {

@@ -98,10 +98,10 @@ impl TableFault {
     /// A failed read or write: absent, not a file or not data of ours is
     /// damage; anything else is the machine's.
     fn of_io(error: &std::io::Error) -> TableFault {
-        use std::io::ErrorKind::{InvalidData, InvalidInput, IsADirectory, NotADirectory, NotFound, UnexpectedEof};
-        match error.kind() {
-            NotFound | NotADirectory | IsADirectory | InvalidInput | InvalidData | UnexpectedEof => TableFault::Damaged,
-            _ => TableFault::Machine,
+        if stratego_support::files::is_damage(error) {
+            TableFault::Damaged
+        } else {
+            TableFault::Machine
         }
     }
 }
