@@ -13,8 +13,8 @@ use stratego_contract::seed::stream_seed;
 use stratego_model::StrategoNet;
 
 use crate::config::TrainConfig;
-use crate::samples::{encode, minibatches, select};
-use crate::step::{optimizer, sgd_step};
+use crate::ppo::samples::{encode, minibatches, select};
+use crate::ppo::step::{optimizer, sgd_step};
 use crate::train::{selfplay_seed, start_selfplay};
 use crate::TrainError;
 

@@ -10,7 +10,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use stratego_selfplay::{Actors, GameTrajectory};
 
 use crate::config::TrainConfig;
-use crate::samples::is_stale;
+use crate::ppo::samples::is_stale;
 use crate::TrainError;
 
 /// What an iteration collects: games until they hold `decisions` decisions

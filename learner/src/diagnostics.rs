@@ -16,7 +16,7 @@
 
 use stratego_engine::EndReason;
 
-use crate::samples::Selection;
+use crate::ppo::samples::Selection;
 
 /// A quantity summed on the device over minibatches, in the order of the
 /// stacked tensor ([`Term::ALL`]): the one table of both objectives, the

@@ -56,11 +56,11 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
-use crate::objective::imitation_objective;
+use crate::ppo::objective::imitation_objective;
 use crate::run::RunDir;
-use crate::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
-use crate::step::{imitation_step, optimizer, DeviceSums};
-use crate::targets::{result_for, result_index, with_leaf};
+use crate::ppo::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
+use crate::ppo::step::{imitation_step, optimizer, DeviceSums};
+use crate::ppo::targets::{result_for, result_index, with_leaf};
 use crate::TrainError;
 
 /// At most this many held-out decisions (a seeded choice among them) are

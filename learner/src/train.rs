@@ -53,7 +53,7 @@ use crate::evaluate::{evaluate, KeptGame};
 use crate::ppo;
 use crate::recipe::Recipe;
 use crate::run::{restore, Counters, RunDir};
-use crate::step::optimizer;
+use crate::ppo::step::optimizer;
 use crate::weights::update_average;
 use crate::TrainError;
 
@@ -139,7 +139,7 @@ fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(Strin
     for game in games {
         if let Some(seat) = game.opponent {
             let network = seat.color.opponent();
-            sums[seat.index].0 += crate::targets::result_index(&game.outcome, network) as f64 / 2.0;
+            sums[seat.index].0 += crate::ppo::targets::result_index(&game.outcome, network) as f64 / 2.0;
             sums[seat.index].1 += 1;
         }
     }

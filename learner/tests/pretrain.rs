@@ -9,7 +9,7 @@ use burn::module::Module;
 use stratego_engine::{Layout, Ruleset, VecEnv};
 use stratego_learner::diagnostics::PRETRAIN_DIAGNOSTICS;
 use stratego_learner::run::{restore, RunDir};
-use stratego_learner::step::optimizer;
+use stratego_learner::ppo::step::optimizer;
 use stratego_learner::{train, TrainConfig, TrainOptions};
 use stratego_model::{CheckpointMeta, Observed, StrategoNet};
 

@@ -10,8 +10,8 @@ use stratego_model::{Device, StrategoNet};
 
 use crate::config::LearnerConfig;
 use crate::diagnostics::Term;
-use crate::objective::{imitation_objective, objective, Terms};
-use crate::samples::Batch;
+use crate::ppo::objective::{imitation_objective, objective, Terms};
+use crate::ppo::samples::{Batch, PpoBatch};
 use crate::weights::clip_grad_norm;
 use crate::TrainError;
 
@@ -27,7 +27,7 @@ pub fn optimizer(config: &LearnerConfig) -> ModuleOptimizer {
 pub fn sgd_step(
     net: StrategoNet,
     optimizer: &mut ModuleOptimizer,
-    batch: &Batch,
+    batch: &PpoBatch,
     tau: f32,
     lr: f64,
     config: &LearnerConfig,

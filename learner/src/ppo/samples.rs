@@ -12,7 +12,7 @@ use stratego_engine::{
 use stratego_selfplay::GameTrajectory;
 
 use crate::config::LearnerConfig;
-use crate::targets::{keep_threshold, player_targets, result_for, result_index, with_leaf};
+use crate::ppo::targets::{keep_threshold, player_targets, result_for, result_index, with_leaf};
 use crate::TrainError;
 
 /// One decision chosen for training.
@@ -83,7 +83,9 @@ pub fn select(
     (candidates, selection)
 }
 
-/// A minibatch as flat arrays, ready to become tensors.
+/// A minibatch as flat arrays, ready to become tensors: what every batch
+/// holds, the warm start's by imitation as RL's ([`PpoBatch`] adds what
+/// only PPO's objective reads).
 #[derive(Default)]
 pub struct Batch {
     pub size: usize,
@@ -91,16 +93,12 @@ pub struct Batch {
     pub planes: Vec<f32>,
     /// `[B, 1800]`.
     pub legal: Vec<bool>,
+    /// The action played (RL) or the teacher's (imitation).
     pub actions: Vec<i64>,
-    /// log pi_behaviour(a) of the action played.
-    pub behaviour_log_prob: Vec<f32>,
-    /// `[B, 1800]`: log pi_behaviour on legal actions, 0 elsewhere.
-    pub behaviour_log: Vec<f32>,
-    /// `[B, 1800]`: log of the magnet (uniform over legal actions), 0 elsewhere.
-    pub magnet_log: Vec<f32>,
-    /// `[B, 3]` TD(lambda) targets.
+    /// `[B, 3]` value targets: TD(lambda)'s (RL) or the game's result
+    /// (imitation), with the leaf's share where `leaf_target` asks.
     pub value_targets: Vec<f32>,
-    pub advantages: Vec<f32>,
+    /// The game's result for the side to move (0 loss, 1 draw, 2 win).
     pub results: Vec<u8>,
     /// `[B, 100]` true hidden types (`BELIEF_IGNORE` elsewhere).
     pub belief_targets: Vec<i32>,
@@ -109,6 +107,35 @@ pub struct Batch {
     pub prior_log_likelihood: f64,
     pub prior_correct: u64,
     pub hidden_squares: u64,
+}
+
+/// An RL minibatch: a [`Batch`] and what PPO's objective reads beside it,
+/// the behaviour policy, the magnet and the advantages. It reads as a
+/// `Batch` where one is wanted (`Deref`): the heads' losses take either.
+#[derive(Default)]
+pub struct PpoBatch {
+    pub batch: Batch,
+    /// log pi_behaviour(a) of the action played.
+    pub behaviour_log_prob: Vec<f32>,
+    /// `[B, 1800]`: log pi_behaviour on legal actions, 0 elsewhere.
+    pub behaviour_log: Vec<f32>,
+    /// `[B, 1800]`: log of the magnet (uniform over legal actions), 0 elsewhere.
+    pub magnet_log: Vec<f32>,
+    /// GAE advantages of the action played.
+    pub advantages: Vec<f32>,
+}
+
+impl std::ops::Deref for PpoBatch {
+    type Target = Batch;
+    fn deref(&self) -> &Batch {
+        &self.batch
+    }
+}
+
+impl std::ops::DerefMut for PpoBatch {
+    fn deref_mut(&mut self) -> &mut Batch {
+        &mut self.batch
+    }
 }
 
 impl Batch {
@@ -247,10 +274,10 @@ pub fn encode(
     samples: &[Sample],
     layout: Layout,
     leaf_target: f32,
-) -> Result<Batch, TrainError> {
+) -> Result<PpoBatch, TrainError> {
     let at: Vec<(usize, usize)> = samples.iter().map(|s| (s.game, s.ply)).collect();
     let encoded = by_game(&at, |game, plies| encode_game(&games[game], plies, layout, leaf_target))?;
-    let mut batch = Batch { size: samples.len(), ..Batch::default() };
+    let mut batch = PpoBatch { batch: Batch { size: samples.len(), ..Batch::default() }, ..PpoBatch::default() };
     for (sample, (e, leaf)) in samples.iter().zip(encoded) {
         let decision = games[sample.game]
             .decision_at(sample.ply)
@@ -402,7 +429,7 @@ mod tests {
             let state = state_at(&games[0], s.ply);
             let x = stratego_netplayer::rollout::leaf(&state, state.to_move());
             leaves.push(x);
-            let expected = crate::targets::with_leaf(s.value_target, x, 0.4);
+            let expected = crate::ppo::targets::with_leaf(s.value_target, x, 0.4);
             assert_eq!(&leant.value_targets[i * 3..i * 3 + 3], &expected, "sample {i}");
         }
         assert!(leaves.iter().any(|&x| x != leaves[0]), "the positions differ: {leaves:?}");

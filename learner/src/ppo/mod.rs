@@ -13,6 +13,17 @@
 //!    KLs, the value and belief cross-entropies), in an order drawn from
 //!    `stream_seed(run.seed, "minibatches", t)`; each minibatch's
 //!    diagnostics are added up on the device and read back once.
+//!
+//! The folder holds the algorithm's steps and nothing else: `samples.rs`
+//! (encoding, selection, minibatches), `targets.rs` (TD(lambda), GAE),
+//! `objective.rs` (the losses, the warm start's imitation objective
+//! beside PPO's) and `step.rs` (one optimiser step, on the device). The
+//! warm start (`distill.rs`) uses the same samples, targets and steps.
+
+pub mod objective;
+pub mod samples;
+pub mod step;
+pub mod targets;
 
 use burn::optim::ModuleOptimizer;
 use rand::SeedableRng;
@@ -23,8 +34,8 @@ use stratego_selfplay::GameTrajectory;
 
 use crate::config::TrainConfig;
 use crate::diagnostics::Iteration;
-use crate::samples::{encode, minibatches, select};
-use crate::step::{sgd_step, DeviceSums};
+use samples::{encode, minibatches, select};
+use step::{sgd_step, DeviceSums};
 use crate::TrainError;
 
 /// Trains `net` one iteration on `collected` under `config` (the config

@@ -24,7 +24,7 @@ use stratego_model::{belief_fit, input_tensors, value_cross_entropy, StrategoNet
 
 use crate::config::LearnerConfig;
 use crate::diagnostics::Term;
-use crate::samples::Batch;
+use crate::ppo::samples::{Batch, PpoBatch};
 
 /// The loss terms of one minibatch, as scalar (`[1]`) tensors by [`Term`]:
 /// means over the minibatch, and sums (`Term::is_sum`) for the diagnostics.
@@ -146,7 +146,7 @@ pub fn heads(net: &StrategoNet, batch: &Batch, device: &Device) -> Heads {
 }
 
 /// Runs `net` on `batch` and builds the objective with magnet weight `tau`.
-pub fn objective(net: &StrategoNet, batch: &Batch, tau: f32, c: &LearnerConfig, device: &Device) -> Terms {
+pub fn objective(net: &StrategoNet, batch: &PpoBatch, tau: f32, c: &LearnerConfig, device: &Device) -> Terms {
     let b = batch.size;
     let floats2 = |v: &[f32], width: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [b, width]), device);
     let heads = heads(net, batch, device);
@@ -231,11 +231,11 @@ mod tests {
 
     /// A tiny network, four fresh games as a minibatch whose behaviour
     /// policy is the network's own (ratio 1), and the network's inference.
-    fn fixture() -> (StrategoNet, Batch, stratego_model::Inference, Device) {
+    fn fixture() -> (StrategoNet, PpoBatch, stratego_model::Inference, Device) {
         let device = stratego_model::device("cpu").unwrap();
         let net = StrategoNet::tiny(Layout::Compact, &device);
         let env = VecEnv::new(Ruleset::classic(), GAMES, 21).unwrap();
-        let mut batch = Batch { size: GAMES, ..Batch::default() };
+        let mut batch = PpoBatch { batch: Batch { size: GAMES, ..Batch::default() }, ..PpoBatch::default() };
         batch.planes = vec![0.0; GAMES * Layout::Compact.size()];
         batch.legal = vec![false; GAMES * NUM_ACTIONS];
         batch.belief_targets = vec![0; GAMES * Square::COUNT];
@@ -245,7 +245,7 @@ mod tests {
         let inference = infer(&net, Layout::Compact, &batch.planes, &batch.legal, &device).unwrap();
         for g in 0..GAMES {
             let probs = inference.policy_of(g);
-            let legal = &batch.legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS];
+            let legal = batch.legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS].to_vec();
             let n = legal.iter().filter(|&&l| l).count() as f32;
             let action = (0..NUM_ACTIONS).filter(|&a| legal[a]).nth(g).unwrap();
             batch.actions.push(action as i64);
@@ -287,8 +287,8 @@ mod tests {
     fn clipping_engages_past_epsilon() {
         let (net, mut batch, _, device) = fixture();
         let c = LearnerConfig::default();
-        let clip_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::Clip]);
-        let fraction_of = |batch: &Batch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::ClipFraction]);
+        let clip_of = |batch: &PpoBatch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::Clip]);
+        let fraction_of = |batch: &PpoBatch| scalar(&objective(&net, batch, 0.05, &c, &device)[Term::ClipFraction]);
         let at_ratio_one = batch.behaviour_log_prob.clone();
         // Ratio 1.5: gains are capped at 1 + eps, losses are not.
         batch.behaviour_log_prob = at_ratio_one.iter().map(|l| l - 1.5f32.ln()).collect();
