@@ -23,7 +23,7 @@ pub mod distill;
 pub mod error;
 pub mod evaluate;
 pub mod ntuple;
-pub mod pool;
+pub mod pool_files;
 pub mod ppo;
 pub mod probe;
 pub mod recipe;

@@ -560,7 +560,7 @@ impl SelfPlay {
         let (config, version) = (learner.stage_config(), learner.version());
         let seed = selfplay_seed(config.run.seed, version);
         let s = &config.selfplay;
-        let pool = (s.pool_size > 0).then(|| crate::pool::open(learner.root(), s.pool_size)).transpose()?;
+        let pool = (s.pool_size > 0).then(|| crate::pool_files::open(learner.root(), s.pool_size)).transpose()?;
         let device = learner.inference_device();
         let run = Some(learner.root());
         let (service, actors, games) =
@@ -618,7 +618,7 @@ pub fn train(
             let pool_every = learner.stage_config().selfplay.pool_every;
             let pool = selfplay.as_ref().and_then(|p| p.pool.as_ref());
             if let Some(pool) = pool.filter(|_| learned.step.is_multiple_of(pool_every)) {
-                crate::pool::add(pool, learner.root(), &learner.policy(), &checkpoint_meta(config, learned.step))?;
+                crate::pool_files::add(pool, learner.root(), &learner.policy(), &checkpoint_meta(config, learned.step))?;
             }
             bar.set_position(learned.step);
             bar.set_message(learned.line);
