@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use stratego_learner::curves::draw_network_curves;
-use stratego_learner::{train, RunDir, TrainConfig, TrainOptions};
+use stratego_learner::{train, NetworkRun, TrainConfig, TrainOptions};
 
 use crate::run_args::{RunArgs, Start};
 use crate::{output, CliError};
@@ -38,10 +38,10 @@ pub fn train_command(out: &mut impl Write, args: TrainArgs) -> Result<(), CliErr
             // that fails leaves nothing that would block the same command.
             stratego_model::device(args.device.as_deref().unwrap_or(config.run.device.name()))?;
             let root = run.map_or_else(|| default_run_dir(path), PathBuf::from);
-            (RunDir::create(&root, &config)?, config, false)
+            (NetworkRun::create(&root, &config)?, config, false)
         }
         Start::Resume(root) => {
-            let (run, config) = RunDir::open(root)?;
+            let (run, config) = NetworkRun::open(root)?;
             stratego_model::device(args.device.as_deref().unwrap_or(config.run.device.name()))?;
             (run, config, true)
         }

@@ -57,7 +57,7 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
 use crate::ppo::objective::imitation_objective;
-use crate::run::RunDir;
+use crate::run::NetworkRun;
 use crate::ppo::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
 use crate::ppo::step::{imitation_step, optimizer, DeviceSums};
 use crate::ppo::targets::{result_for, result_index, with_leaf};
@@ -466,7 +466,7 @@ pub fn distill_to(
 /// Returns the network (on `device`) and the seconds it took.
 pub(crate) fn pretrain_run(
     config: &TrainConfig,
-    run: &RunDir,
+    run: &NetworkRun,
     metrics: &mut MetricsLog,
     device: &Device,
     plain: &Device,

@@ -36,7 +36,7 @@ pub mod worker;
 
 pub use config::TrainConfig;
 pub use error::TrainError;
-pub use run::RunDir;
+pub use run::NetworkRun;
 pub use train::{train, Learned, Learner, TrainOptions, TrainSummary};
 pub use worker::SelfPlayWorker;
 

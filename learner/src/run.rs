@@ -60,7 +60,7 @@ pub struct Counters {
 /// The network trainer's run directory: the shared run directory
 /// (`stratego_runlog::RunDir`: created once, resolved config, resume) with
 /// the network's checkpoints under `checkpoints/`.
-pub struct RunDir {
+pub struct NetworkRun {
     dir: stratego_runlog::RunDir,
     /// The resolved config as `config.toml` gives it now: what every
     /// checkpoint records and what resuming compares with.
@@ -75,28 +75,28 @@ fn dir_error(e: stratego_runlog::RunLogError) -> TrainError {
     TrainError::Run(e.to_string())
 }
 
-impl RunDir {
+impl NetworkRun {
     /// A new run directory holding `config`. An existing non-empty directory
     /// is refused: it may hold another run (use `--resume` to continue it).
     /// The players and files the config names are checked first
     /// ([`TrainConfig::check_before_run`]): a start that fails leaves no
     /// directory that would block the same command.
-    pub fn create(root: &Path, config: &TrainConfig) -> Result<RunDir, TrainError> {
+    pub fn create(root: &Path, config: &TrainConfig) -> Result<NetworkRun, TrainError> {
         config.check_before_run()?;
         let resolved = config.to_toml();
         let dir = stratego_runlog::RunDir::create(root, &resolved).map_err(dir_error)?;
         std::fs::create_dir_all(root.join("checkpoints")).map_err(|e| run_error(root, e))?;
-        Ok(RunDir { dir, resolved })
+        Ok(NetworkRun { dir, resolved })
     }
 
     /// An existing run directory and the config it was started with, whose
     /// players and files are checked again (a checkpoint it plays may have
     /// moved since).
-    pub fn open(root: &Path) -> Result<(RunDir, TrainConfig), TrainError> {
+    pub fn open(root: &Path) -> Result<(NetworkRun, TrainConfig), TrainError> {
         let dir = stratego_runlog::RunDir::open(root).map_err(dir_error)?;
         let config = TrainConfig::load(&dir.config_path())?;
         config.check_before_run()?;
-        Ok((RunDir { dir, resolved: config.to_toml() }, config))
+        Ok((NetworkRun { dir, resolved: config.to_toml() }, config))
     }
 
     pub fn root(&self) -> &Path {
@@ -281,7 +281,7 @@ fn read_counters(dir: &Path) -> Result<Counters, TrainError> {
         .and_then(|t| serde_json::from_str(&t).map_err(|e| run_error(dir, format!("counters.json: {e}"))))
 }
 
-impl RunDir {
+impl NetworkRun {
     /// Refuses to resume from `checkpoint` when the run's `config.toml` no
     /// longer resolves to the config the checkpoint was written under (a
     /// truncated or edited file would otherwise change the run silently,
@@ -354,7 +354,7 @@ pub struct Restored {
     pub optimizer: burn::optim::ModuleOptimizer,
 }
 
-/// Loads a checkpoint written by `RunDir::save`: the training weights (with
+/// Loads a checkpoint written by `NetworkRun::save`: the training weights (with
 /// their parameter ids, so the optimizer state finds its parameters), the
 /// optimizer, the average (on the plain device) and the counters.
 pub fn restore(
@@ -402,7 +402,7 @@ mod tests {
     fn a_config_key_added_later_does_not_stop_a_resume() {
         let root = stratego_testkit::scratch_path("run-newkey");
         let config = TrainConfig::default();
-        let run = RunDir::create(&root, &config).unwrap();
+        let run = NetworkRun::create(&root, &config).unwrap();
         let checkpoint = root.join("checkpoints/00000001");
         std::fs::create_dir_all(&checkpoint).unwrap();
         // The same config as an older version wrote it: without a key that
@@ -424,7 +424,7 @@ mod tests {
     #[test]
     fn a_checkpoint_is_trusted_only_whole_and_under_its_own_name() {
         let root = stratego_testkit::scratch_path("run-trust");
-        let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
+        let run = NetworkRun::create(&root, &TrainConfig::default()).unwrap();
         let three = fake_checkpoint(&root, "00000003", 3);
         let five = fake_checkpoint(&root, "00000005", 5);
         assert!(verify_checkpoint(&three).is_ok() && verify_checkpoint(&five).is_ok());

@@ -52,7 +52,7 @@ use crate::distill::pretrain_run;
 use crate::evaluate::{evaluate, KeptGame};
 use crate::ppo;
 use crate::recipe::Recipe;
-use crate::run::{restore, Counters, RunDir};
+use crate::run::{restore, Counters, NetworkRun};
 use crate::ppo::step::optimizer;
 use crate::weights::update_average;
 use crate::TrainError;
@@ -168,7 +168,7 @@ pub struct Learned {
 pub struct Learner {
     /// The config and its stages: which config an iteration runs.
     recipe: Recipe,
-    run: RunDir,
+    run: NetworkRun,
     plain: Device,
     device: Device,
     /// The weights being trained; taken out only while an iteration's
@@ -191,7 +191,7 @@ impl Learner {
     /// (`[pretrain]`, saved as checkpoint 0), `run.init`'s, or fresh ones.
     pub fn open(
         config: &TrainConfig,
-        run: RunDir,
+        run: NetworkRun,
         resume: bool,
         options: &TrainOptions,
     ) -> Result<Learner, TrainError> {
@@ -583,7 +583,7 @@ impl SelfPlay {
 /// actors of this process.
 pub fn train(
     config: &TrainConfig,
-    run: RunDir,
+    run: NetworkRun,
     resume: bool,
     options: &TrainOptions,
 ) -> Result<TrainSummary, TrainError> {

@@ -8,7 +8,7 @@ use std::path::Path;
 use burn::module::Module;
 use stratego_engine::{Layout, Ruleset, VecEnv};
 use stratego_learner::diagnostics::PRETRAIN_DIAGNOSTICS;
-use stratego_learner::run::{restore, RunDir};
+use stratego_learner::run::{restore, NetworkRun};
 use stratego_learner::ppo::step::optimizer;
 use stratego_learner::{train, TrainConfig, TrainOptions};
 use stratego_model::{CheckpointMeta, Observed, StrategoNet};
@@ -68,7 +68,7 @@ fn a_run_pretrains_into_checkpoint_zero_and_rl_continues_from_it() {
     let rules = config.game.rules;
     let root = stratego_testkit::scratch_path("learner-pretrain");
     let options = TrainOptions { device: None, progress: false };
-    let summary = train(&config, RunDir::create(&root, &config).unwrap(), false, &options).unwrap();
+    let summary = train(&config, NetworkRun::create(&root, &config).unwrap(), false, &options).unwrap();
     assert_eq!(summary.counters.iteration, 1);
 
     // The imitation network: pretrain.safetensors and checkpoint 0 hold it.
@@ -107,7 +107,7 @@ fn a_run_pretrains_into_checkpoint_zero_and_rl_continues_from_it() {
     assert_eq!(restored.counters.iteration, 0);
     assert_eq!(logits(&restored.net.valid(), &rules), pretrained);
     std::fs::remove_dir_all(root.join("checkpoints/00000001")).unwrap();
-    let (run, config) = RunDir::open(&root).unwrap();
+    let (run, config) = NetworkRun::open(&root).unwrap();
     train(&config, run, true, &options).unwrap();
     let lines = metric_lines(&root);
     let resumed = lines.iter().position(|l| l["event"] == "resumed").expect("a resumed line");

@@ -7,7 +7,7 @@ use burn::module::Module;
 use burn::optim::{AdamWConfig, GradientsParams};
 use burn::tensor::{Int, Tensor, TensorData};
 use stratego_engine::{Layout, Ruleset, VecEnv, NUM_ACTIONS};
-use stratego_learner::run::{restore, Counters, RunDir};
+use stratego_learner::run::{restore, Counters, NetworkRun};
 use stratego_learner::TrainConfig;
 use stratego_model::{device, loss_terms, CheckpointMeta, ModelConfig, Observed, StrategoNet};
 
@@ -45,7 +45,7 @@ fn a_restored_checkpoint_continues_exactly() {
 
     // Through a checkpoint.
     let root = stratego_testkit::scratch_path("learner-resume");
-    let run = RunDir::create(&root, &TrainConfig::default()).unwrap();
+    let run = NetworkRun::create(&root, &TrainConfig::default()).unwrap();
     let meta = CheckpointMeta { config: config.clone(), layout, rules: Ruleset::classic(), step: 1 };
     let counters = Counters { iteration: 1, plies: 10, games: 1, samples: 4, seconds: 1.0, entropy: Some(0.5) };
     let dir = run.save(&counters, &meta, &once, &once.valid(), &optim, 2).unwrap();
@@ -73,7 +73,7 @@ fn a_run_written_by_an_older_config_shape_resumes() {
     let mut config = TrainConfig::parse(include_str!("../../configs/smoke.toml")).unwrap();
     config.pretrain.enabled = false;
     let root = stratego_testkit::scratch_path("learner-older-shape");
-    let run = RunDir::create(&root, &config).unwrap();
+    let run = NetworkRun::create(&root, &config).unwrap();
     let plain = device("cpu").unwrap();
     let dev = plain.clone().autodiff();
     let model = config.model.preset.model();
@@ -95,7 +95,7 @@ fn a_run_written_by_an_older_config_shape_resumes() {
     }
     rewrite_manifest(&checkpoint);
 
-    let (run, reopened) = RunDir::open(&root).unwrap();
+    let (run, reopened) = NetworkRun::open(&root).unwrap();
     assert_eq!(reopened, config, "the missing key takes its default, everything else is the run's");
     let (iteration, latest) = run.latest_verified().unwrap().expect("the checkpoint verifies");
     assert_eq!(iteration, 1);
@@ -108,7 +108,7 @@ fn a_run_written_by_an_older_config_shape_resumes() {
     // A key the config no longer knows: one line naming it.
     let text = std::fs::read_to_string(root.join("config.toml")).unwrap();
     std::fs::write(root.join("config.toml"), text.replace("[selfplay]\n", "[selfplay]\nretired_key = 1\n")).unwrap();
-    let err = RunDir::open(&root).err().unwrap().to_string();
+    let err = NetworkRun::open(&root).err().unwrap().to_string();
     assert!(err.contains("retired_key") && err.lines().count() == 1, "{err}");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use stratego_learner::{RunDir, TrainConfig, TrainOptions};
+use stratego_learner::{NetworkRun, TrainConfig, TrainOptions};
 use stratego_selfplay::{decode_trajectories, encode_trajectories};
 
 use crate::value_error;
@@ -59,9 +59,9 @@ impl Learner {
                 (Some(path), false) => {
                     let config = TrainConfig::load(&path)?;
                     stratego_model::device(device.as_deref().unwrap_or(config.run.device.name()))?;
-                    (RunDir::create(&run, &config)?, config)
+                    (NetworkRun::create(&run, &config)?, config)
                 }
-                (None, true) => RunDir::open(&run)?,
+                (None, true) => NetworkRun::open(&run)?,
                 (Some(_), true) => {
                     return Err(stratego_learner::TrainError::config_text(
                         "give a config for a new run, or resume=True for an existing one, not both",
