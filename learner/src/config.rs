@@ -346,7 +346,8 @@ impl LearnerConfig {
 
 section! {
     pub struct CheckpointConfig in "checkpoint" {
-        /// Iterations between checkpoints (the last iteration always writes one).
+        /// Iterations (the network trainer) or games (the n-tuple trainer)
+        /// between checkpoints; the last always writes one.
         pub every: u64 = 100, Accepts::Size(100_000_000);
         /// Checkpoints kept; older ones are deleted.
         pub keep: usize = 5, Accepts::Size(100_000);
@@ -505,16 +506,21 @@ pub fn memory_limit() -> Option<MemoryLimit> {
 /// docs/TRAINING.md's table of every key: its default, what it accepts and
 /// what it means, all from the key table (`config_keys`).
 pub fn keys_markdown() -> String {
-    let defaults = toml::Table::try_from(TrainConfig::default()).expect("the defaults serialize");
+    key_table(keys(), &toml::Table::try_from(TrainConfig::default()).expect("the defaults serialize"))
+}
+
+/// The docs' table of `keys` (either trainer's), each with its default
+/// as the resolved `defaults` hold it.
+pub fn key_table<'a>(keys: impl Iterator<Item = &'a Key>, defaults: &toml::Table) -> String {
     // A table cell cannot hold a bare `|`.
     let cell = |t: String| t.replace('|', "\\|");
     let mut text = String::from("| key | default | accepts | meaning |\n|---|---|---|---|\n");
-    for key in keys() {
-        let (section, name) = key.path.split_once('.').expect("section.key");
-        let default = defaults
-            .get(section)
-            .and_then(|t| t.get(name))
-            .map_or("unset".to_string(), |v| cell(format!("`{}`", shown(v))));
+    for key in keys {
+        let default = match key.path.split_once('.') {
+            Some((section, name)) => defaults.get(section).and_then(|t| t.get(name)),
+            None => defaults.get(key.path),
+        }
+        .map_or("unset".to_string(), |v| cell(format!("`{}`", shown(v))));
         text.push_str(&format!(
             "| `{}` | {default} | {} | {} |\n",
             key.path,

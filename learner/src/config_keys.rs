@@ -39,6 +39,12 @@ pub enum Accepts {
     NonNegative,
     /// Finite and > 0.
     Positive,
+    /// A step size: (0, 1].
+    Step,
+    /// [low, high].
+    Within(f64, f64),
+    /// A table of keys of its own (listed apart), not a value.
+    Section,
     /// Checked in code that sees more than the key (another key, the
     /// roster of players, a file); the words say what it accepts.
     Rule(&'static str),
@@ -47,12 +53,21 @@ pub enum Accepts {
 impl Accepts {
     /// `value` within what the key accepts; the error names the key.
     pub fn check(&self, key: &str, value: &impl KeyValue) -> Result<(), TrainError> {
+        self.judge(value).map_err(|why| TrainError::config(key, why))
+    }
+
+    /// `value` within what the key accepts; `Err` says why not. A key left
+    /// unset (an `Option` that is `None`) has nothing to judge.
+    pub fn judge(&self, value: &impl KeyValue) -> Result<(), String> {
+        if !value.is_set() {
+            return Ok(());
+        }
         let Some(v) = value.number() else {
             // Only numbers have ranges; a table line that gives one to any
             // other type is a mistake the tests catch.
             return match self {
-                Accepts::Rule(_) => Ok(()),
-                _ => Err(TrainError::config(key, "has a range but is not a number")),
+                Accepts::Rule(_) | Accepts::Section => Ok(()),
+                _ => Err("has a range but is not a number".into()),
             };
         };
         let shown = value.shown();
@@ -65,9 +80,11 @@ impl Accepts {
             Accepts::Score if !(-1.0..=1.0).contains(&v) => format!("{shown} is not in [-1, 1]"),
             Accepts::NonNegative if !(v.is_finite() && v >= 0.0) => format!("{shown} must be a finite number >= 0"),
             Accepts::Positive if !(v.is_finite() && v > 0.0) => format!("{shown} must be > 0"),
+            Accepts::Step if !(v > 0.0 && v <= 1.0) => format!("{shown} is not in (0, 1]"),
+            Accepts::Within(low, high) if !(v >= low && v <= high) => format!("{shown} is not in [{low}, {high}]"),
             _ => return Ok(()),
         };
-        Err(TrainError::config(key, why))
+        Err(why)
     }
 
     /// What the docs' table says the key accepts.
@@ -81,6 +98,9 @@ impl Accepts {
             Accepts::Score => "-1 to 1".into(),
             Accepts::NonNegative => "a finite number >= 0".into(),
             Accepts::Positive => "a finite number > 0".into(),
+            Accepts::Step => "above 0, at most 1".into(),
+            Accepts::Within(low, high) => format!("{low} to {high}"),
+            Accepts::Section => "a table of keys (below)".into(),
             Accepts::Rule(words) => (*words).into(),
         }
     }
@@ -91,6 +111,23 @@ impl Accepts {
 pub trait KeyValue {
     fn number(&self) -> Option<f64>;
     fn shown(&self) -> String;
+    /// Whether the key has a value to judge (an unset optional key has not).
+    fn is_set(&self) -> bool {
+        true
+    }
+}
+
+/// An optional number: judged when it is set.
+impl KeyValue for Option<f64> {
+    fn number(&self) -> Option<f64> {
+        *self
+    }
+    fn shown(&self) -> String {
+        self.map(|v| v.to_string()).unwrap_or_default()
+    }
+    fn is_set(&self) -> bool {
+        self.is_some()
+    }
 }
 
 macro_rules! numbers {
@@ -126,7 +163,6 @@ not_a_number!(
     String,
     Vec<String>,
     Option<PathBuf>,
-    Option<f64>,
     Option<SetupPolicy>,
     SetupPolicy,
     Ruleset,
@@ -170,12 +206,23 @@ impl Key {
     }
 }
 
+/// A key's path: `section.key`, or `key` in the section `""` (a config's
+/// top level, as the n-tuple trainer's `seed` and `games`).
+macro_rules! key_path {
+    ("", $field:ident) => {
+        stringify!($field)
+    };
+    ($section:literal, $field:ident) => {
+        concat!($section, ".", stringify!($field))
+    };
+}
+
 /// A config section from its table of keys: `field: Type = default,
 /// accepts;` a line, each with its doc comment (and any serde attribute).
 macro_rules! section {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident in $section:literal {
+        pub struct $name:ident in $section:tt {
             $(
                 $(#[$field_meta:meta])*
                 pub $field:ident : $ty:ty = $default:expr, $accepts:expr;
@@ -202,24 +249,32 @@ macro_rules! section {
             /// The section's keys, in the order of the file.
             pub const KEYS: &'static [$crate::config_keys::Key] = &[$(
                 $crate::config_keys::Key {
-                    path: concat!($section, ".", stringify!($field)),
+                    path: $crate::config_keys::key_path!($section, $field),
                     accepts: $accepts,
                     attributes: &[$(stringify!(#[$field_meta])),*],
                 },
             )*];
 
-            /// Every key within what it accepts (the `Rule`s aside: the
-            /// code that knows them checks them).
-            pub fn check_keys(&self) -> Result<(), $crate::TrainError> {
+            /// The first key outside what it accepts, and why (the `Rule`s
+            /// aside: the code that knows them checks them).
+            pub fn out_of_range(&self) -> Option<(&'static str, String)> {
                 $(
-                    ($accepts).check(concat!($section, ".", stringify!($field)), &self.$field)?;
+                    if let Err(why) = ($accepts).judge(&self.$field) {
+                        return Some(($crate::config_keys::key_path!($section, $field), why));
+                    }
                 )*
-                Ok(())
+                None
+            }
+
+            /// Every key within what it accepts; the error names the key.
+            pub fn check_keys(&self) -> Result<(), $crate::TrainError> {
+                self.out_of_range().map_or(Ok(()), |(key, why)| Err($crate::TrainError::config(key, why)))
             }
         }
     };
 }
 
+pub(crate) use key_path;
 pub(crate) use not_a_number;
 pub(crate) use section;
 
@@ -249,7 +304,7 @@ mod tests {
                 Accepts::Score => "config `learner.draw_score`: -1.5 is not in [-1, 1]",
                 Accepts::UnitBelowOne => "config `pretrain.holdout`: 1 is not in [0, 1)",
                 Accepts::AtMost(_) => "config `selfplay.pool_size`: 65 is above 64",
-                Accepts::Rule(_) => unreachable!(),
+                Accepts::Rule(_) | Accepts::Step | Accepts::Within(..) | Accepts::Section => unreachable!(),
             };
             assert_eq!(text, expected);
         }
@@ -259,6 +314,13 @@ mod tests {
         assert!(Accepts::Size(256).check("selfplay.actors", &256usize).is_ok());
         assert!(Accepts::Rule("anything").check("eval.opponents", &Vec::<String>::new()).is_ok());
         assert!(Accepts::Unit.check("run.device", &true).is_err());
+        // The n-tuple trainer's ranges, and an optional key judged only when set.
+        let e = Accepts::Step.check("td.alpha", &0.0f64).unwrap_err().to_string();
+        assert_eq!(e, "config `td.alpha`: 0 is not in (0, 1]");
+        let e = Accepts::Within(0.0, 0.99).check("td.lambda_final", &Some(1.5f64)).unwrap_err().to_string();
+        assert_eq!(e, "config `td.lambda_final`: 1.5 is not in [0, 0.99]");
+        assert!(Accepts::Within(0.0, 0.99).check("td.lambda_final", &None::<f64>).is_ok());
+        assert!(Accepts::Step.check("td.alpha", &1.0f64).is_ok());
     }
 
     #[test]

@@ -13,72 +13,84 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::td::{TdConfig, TdTrainConfig};
-use serde::{Deserialize, Serialize};
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::PlayerFactory;
 
 use crate::config::CheckpointConfig;
+use crate::config_keys::{not_a_number, section, Accepts, Key};
 use crate::TrainError;
 use stratego_engine::Ruleset;
 
-/// A training config file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NTupleConfig {
-    pub seed: u64,
-    pub games: u64,
-    #[serde(default = "default_layout")]
-    pub layout: String,
-    /// Where both armies of each self-play game come from (a setup family's
-    /// name, as player specs name it).
-    #[serde(with = "crate::config::setup_name", default)]
-    pub setups: SetupPolicy,
-    /// The ruleset (`rules_config`: its canonical text, or a `[rules]`
-    /// table of its switches).
-    #[serde(with = "crate::rules_config", default = "Ruleset::classic")]
-    pub rules: Ruleset,
-    pub td: TdConfig,
-    #[serde(alias = "evaluation")]
-    pub eval: NTupleEvalConfig,
-    #[serde(alias = "checkpoints")]
-    pub checkpoint: CheckpointConfig,
-    pub log: LogConfig,
+section! {
+    /// A training config file: its top-level keys, then its sections.
+    pub struct NTupleConfig in "" {
+        /// The run's seed: game `g` draws everything from `(seed, g)`.
+        pub seed: u64 = 2026, Accepts::Rule("a whole number");
+        /// Self-play games to train for.
+        pub games: u64 = 120_000, Accepts::Size(1_000_000_000);
+        /// The tuple layout (docs/NTUPLE.md, section 2).
+        pub layout: String = stratego_baselines::ntuple::layout::DEFAULT.into(),
+            Accepts::Rule("a layout preset, e.g. `singles+lines2+material`");
+        /// Where both armies of each self-play game come from (a setup
+        /// family's name, as player specs name it).
+        #[serde(with = "crate::config::setup_name")]
+        pub setups: SetupPolicy = SetupPolicy::Random, Accepts::Rule("a setup family (`random`, `handcrafted`, ...)");
+        /// The ruleset (`rules_config`: its canonical text, or a `[rules]`
+        /// table of its switches, as n-tuple configs were first written).
+        /// The tables remember it and refuse another piece set.
+        #[serde(with = "crate::rules_config")]
+        pub rules: Ruleset = Ruleset::classic(), Accepts::Rule("a ruleset's canonical text (docs/RULES.md)");
+        /// The learning settings.
+        pub td: TdConfig = TdConfig::default(), Accepts::Section;
+        /// Games against an opponent while training.
+        #[serde(alias = "evaluation")]
+        pub eval: NTupleEvalConfig = NTupleEvalConfig::default(), Accepts::Section;
+        /// Checkpoints (the network trainer's section).
+        #[serde(alias = "checkpoints")]
+        pub checkpoint: CheckpointConfig = CheckpointConfig::default(), Accepts::Section;
+        /// TensorBoard and `metrics.jsonl` points.
+        pub log: LogConfig = LogConfig::default(), Accepts::Section;
+    }
 }
 
-/// Games against an opponent while training.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NTupleEvalConfig {
-    /// Every this many training games (and at the end); 0 turns evaluation off.
-    pub every: u64,
-    /// Games per evaluation (even: paired games with the seats swapped).
-    pub games: u32,
-    /// The seed of the evaluation match (the same match every time).
-    #[serde(default = "default_eval_seed")]
-    pub seed: u64,
-    /// The opponent's spec.
-    #[serde(default = "default_opponent")]
-    pub opponent: String,
-    /// The n-tuple player's setup family.
-    #[serde(with = "crate::config::setup_name", default)]
-    pub setup: SetupPolicy,
+section! {
+    /// Games against an opponent while training.
+    pub struct NTupleEvalConfig in "eval" {
+        /// Every this many training games (and at the end); 0 turns evaluation off.
+        pub every: u64 = 10_000, Accepts::AtMost(1_000_000_000);
+        /// Games per evaluation, played in colour-swapped pairs.
+        pub games: u32 = 200, Accepts::Rule("an even number, 2 to 1000000, where `every` is above 0");
+        /// The seed of the evaluation match (the same match every time).
+        pub seed: u64 = 9001, Accepts::Rule("a whole number");
+        /// The opponent's spec.
+        pub opponent: String = "greedy".into(), Accepts::Rule("a player spec (`stratego players`)");
+        /// The n-tuple player's setup family.
+        #[serde(with = "crate::config::setup_name")]
+        pub setup: SetupPolicy = SetupPolicy::Random, Accepts::Rule("a setup family");
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LogConfig {
-    /// Games per TensorBoard / metrics.jsonl point (averages over them).
-    pub every: u64,
+section! {
+    pub struct LogConfig in "log" {
+        /// Games per TensorBoard / metrics.jsonl point (averages over them).
+        pub every: u64 = 500, Accepts::Size(1_000_000_000);
+    }
 }
 
-fn default_layout() -> String {
-    stratego_baselines::ntuple::layout::DEFAULT.into()
+not_a_number!(TdConfig, NTupleEvalConfig, LogConfig, CheckpointConfig);
+
+/// Every key of an n-tuple config, the top level's first, then each
+/// section's, in the file's order; a section itself is not a key.
+pub fn keys() -> impl Iterator<Item = &'static Key> {
+    [NTupleConfig::KEYS, TdConfig::KEYS, NTupleEvalConfig::KEYS, CheckpointConfig::KEYS, LogConfig::KEYS]
+        .into_iter()
+        .flatten()
+        .filter(|k| k.accepts != Accepts::Section)
 }
-fn default_eval_seed() -> u64 {
-    9001
-}
-fn default_opponent() -> String {
-    "greedy".into()
+
+/// docs/NTUPLE.md's table of the keys, with their defaults.
+pub fn keys_markdown() -> String {
+    crate::config::key_table(keys(), &toml::Table::try_from(NTupleConfig::default()).expect("the defaults serialize"))
 }
 
 impl NTupleConfig {
@@ -114,31 +126,21 @@ impl NTupleConfig {
     }
 
     fn check(&self) -> Result<(), String> {
+        let sections =
+            [self.out_of_range(), self.td.out_of_range(), self.eval.out_of_range(), self.checkpoint.out_of_range()];
+        if let Some((key, why)) = sections.into_iter().chain([self.log.out_of_range()]).flatten().next() {
+            return Err(format!("`{key}`: {why}"));
+        }
         self.train_config().validate().map_err(|e| e.to_string())?;
         let e = &self.eval;
-        if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2)) {
-            return Err(format!("invalid value {} for `eval.games`: expected an even number above 0", e.games));
+        if e.every > 0 && (e.games == 0 || !e.games.is_multiple_of(2) || e.games > 1_000_000) {
+            return Err(format!("`eval.games`: {} is not an even number in 2..=1000000", e.games));
         }
         // Parsed only: the file a spec names is read by `opponent`, when a
         // run starts.
         stratego_roster::players()
             .parse(&e.opponent)
-            .map_err(|err| format!("invalid value `{}` for `eval.opponent`: {err}", e.opponent))?;
-        // Each size in 1..=max (games per run: a billion is weeks of one core).
-        let mut sizes = vec![
-            ("games", self.games, 1_000_000_000),
-            ("checkpoint.every", self.checkpoint.every, 1_000_000_000),
-            ("checkpoint.keep", self.checkpoint.keep as u64, 100_000),
-            ("log.every", self.log.every, 1_000_000_000),
-        ];
-        if e.every > 0 {
-            sizes.push(("eval.games", e.games as u64, 1_000_000));
-        }
-        for (key, value, max) in sizes {
-            if !(1..=max).contains(&value) {
-                return Err(format!("invalid value {value} for `{key}`: expected 1 to {max}"));
-            }
-        }
+            .map_err(|err| format!("`eval.opponent`: `{}`: {err}", e.opponent))?;
         Ok(())
     }
 
@@ -205,6 +207,43 @@ mod tests {
             let e = NTupleConfig::parse(&TINY.replace(from, to)).unwrap_err();
             assert!(e.to_string().contains(key), "{to:?} gave {e}");
         }
+    }
+
+    #[test]
+    fn docs_list_every_key() {
+        let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/NTUPLE.md");
+        let test = "cargo test -p stratego-learner ntuple";
+        stratego_support::generated_docs::check_section(doc, "NTUPLE CONFIG KEYS", &keys_markdown(), "UPDATE_NTUPLE_DOCS", test)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// The key table is the config: every key a config file holds is in
+    /// it, in the file's order, each with its documentation; a key's
+    /// default is the table's.
+    #[test]
+    fn the_key_table_holds_every_key_with_its_doc() {
+        let mut config = NTupleConfig::default();
+        // The keys written only when set.
+        config.td.alpha_final = Some(0.5);
+        config.td.lambda_final = Some(0.5);
+        config.td.epsilon_final = Some(0.0);
+        let written = toml::Table::try_from(&config).unwrap();
+        let mut paths = Vec::new();
+        for (key, value) in &written {
+            match value.as_table() {
+                Some(table) => paths.extend(table.keys().map(|k| format!("{key}.{k}"))),
+                None => paths.push(key.clone()),
+            }
+        }
+        let mut table: Vec<String> = keys().map(|k| k.path.to_string()).collect();
+        paths.sort();
+        table.sort();
+        assert_eq!(paths, table);
+        for key in keys() {
+            assert!(!key.doc().is_empty(), "{} has no doc", key.path);
+        }
+        // A config of nothing is the defaults, and they pass the checks.
+        assert_eq!(NTupleConfig::parse("").unwrap(), NTupleConfig::default());
     }
 
     /// The spelling of the first n-tuple configs (kebab-case keys,

@@ -38,7 +38,7 @@ use stratego_runlog::{
     atomic_write, checkpoint_name, checkpoints, prune_checkpoints, MetricsLog, Progress, RunDir, TensorBoard,
 };
 
-pub use config::{LogConfig, NTupleConfig, NTupleEvalConfig};
+pub use config::{keys, keys_markdown, LogConfig, NTupleConfig, NTupleEvalConfig};
 pub use td::{train, GameStats, NTupleTrainError, TdConfig, TdTrainConfig, Trainer};
 
 use crate::curves::draw_ntuple_curves;

@@ -43,7 +43,6 @@
 use std::collections::VecDeque;
 
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use stratego_engine::{Color, EndReason, Ruleset, State};
 
 use stratego_baselines::ntuple::alphabet::encode_state;
@@ -55,36 +54,44 @@ use stratego_players::player::AgentRng;
 use stratego_players::setup_policy::SetupPolicy;
 use stratego_players::view::{InfoView, PublicPly};
 
+use crate::config_keys::{section, Accepts};
+
 /// Trace weights below this are dropped.
 pub const TRACE_CUTOFF: f64 = 1e-3;
 /// The longest trace kept, in afterstates.
 pub const MAX_TRACE: usize = 200;
 
-/// The learning settings (the `[td]` table of a training config). Keys are
-/// snake_case, as in the network trainer's configs; the kebab-case of the
-/// first n-tuple configs (`epsilon-final`) is still read.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TdConfig {
-    /// Step size: the share of the (squash-scaled) TD error one update removes.
-    pub alpha: f64,
-    #[serde(default, alias = "alpha-final")]
-    pub alpha_final: Option<f64>,
-    /// Trace decay, 0 (TD(0)) to 0.99.
-    pub lambda: f64,
-    #[serde(default, alias = "lambda-final")]
-    pub lambda_final: Option<f64>,
-    /// Probability of a random exploratory move.
-    pub epsilon: f64,
-    #[serde(default, alias = "epsilon-final")]
-    pub epsilon_final: Option<f64>,
-    /// Beal & Smith's temporal-coherence step sizes.
-    #[serde(default, alias = "temporal-coherence")]
-    pub temporal_coherence: bool,
-    /// The target of both players' last afterstates after a draw (0: the
-    /// value of a draw; below 0 makes both sides avoid draws, a contempt).
-    #[serde(default, alias = "draw-value")]
-    pub draw_value: f64,
+section! {
+    /// The learning settings (the `[td]` table of a training config). Keys
+    /// are snake_case, as in the network trainer's configs; the kebab-case
+    /// of the first n-tuple configs (`epsilon-final`) is still read. Each
+    /// `_final` key, where set, is where its schedule ends at the last game
+    /// (linear from the start value); unset, the start value holds
+    /// throughout.
+    pub struct TdConfig in "td" {
+        /// Step size: the share of the (squash-scaled) TD error one update removes.
+        pub alpha: f64 = 1.0, Accepts::Step;
+        /// The step size at the last game.
+        #[serde(alias = "alpha-final")]
+        pub alpha_final: Option<f64> = None, Accepts::Step;
+        /// Trace decay, 0 (TD(0)) to 0.99.
+        pub lambda: f64 = 0.8, Accepts::Within(0.0, 0.99);
+        /// The trace decay at the last game.
+        #[serde(alias = "lambda-final")]
+        pub lambda_final: Option<f64> = None, Accepts::Within(0.0, 0.99);
+        /// Probability of a random exploratory move.
+        pub epsilon: f64 = 0.05, Accepts::Unit;
+        /// The exploration at the last game.
+        #[serde(alias = "epsilon-final")]
+        pub epsilon_final: Option<f64> = None, Accepts::Unit;
+        /// Beal & Smith's temporal-coherence step sizes.
+        #[serde(alias = "temporal-coherence")]
+        pub temporal_coherence: bool = false, Accepts::Rule("true or false");
+        /// The target of both players' last afterstates after a draw (0: the
+        /// value of a draw; below 0 makes both sides avoid draws, a contempt).
+        #[serde(alias = "draw-value")]
+        pub draw_value: f64 = 0.0, Accepts::Score;
+    }
 }
 
 /// Everything a training run depends on.
@@ -108,8 +115,8 @@ pub struct TdTrainConfig {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NTupleTrainError {
     /// A setting out of its range (`key` as in the config).
-    #[error("invalid value {value} for `{key}`: {why}")]
-    Setting { key: &'static str, value: String, why: String },
+    #[error("config `{key}`: {why}")]
+    Setting { key: &'static str, why: String },
     /// The tables (loaded or fresh) do not fit the config; the text says how.
     #[error("{0}")]
     Mismatch(String),
@@ -118,36 +125,18 @@ pub enum NTupleTrainError {
     Diverged { ply: u32, game: u64 },
 }
 
-fn check(ok: bool, key: &'static str, value: impl std::fmt::Display, why: &str) -> Result<(), NTupleTrainError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(NTupleTrainError::Setting { key, value: value.to_string(), why: why.to_string() })
-    }
-}
-
 impl TdConfig {
     /// Checks every value; an error names the key (as in the `[td]` table).
     pub fn validate(&self) -> Result<(), NTupleTrainError> {
-        let step =
-            |key: &'static str, v: f64| check(v.is_finite() && v > 0.0 && v <= 1.0, key, v, "expected 0 < alpha <= 1");
-        let decay =
-            |key: &'static str, v: f64| check((0.0..=0.99).contains(&v), key, v, "expected 0 <= lambda <= 0.99");
-        let chance =
-            |key: &'static str, v: f64| check((0.0..=1.0).contains(&v), key, v, "expected a probability, 0 to 1");
-        step("td.alpha", self.alpha)?;
-        self.alpha_final.map_or(Ok(()), |v| step("td.alpha_final", v))?;
-        decay("td.lambda", self.lambda)?;
-        self.lambda_final.map_or(Ok(()), |v| decay("td.lambda_final", v))?;
-        chance("td.epsilon", self.epsilon)?;
-        self.epsilon_final.map_or(Ok(()), |v| chance("td.epsilon_final", v))?;
-        check((-1.0..=1.0).contains(&self.draw_value), "td.draw_value", self.draw_value, "expected -1 to 1")
+        self.out_of_range().map_or(Ok(()), |(key, why)| Err(NTupleTrainError::Setting { key, why }))
     }
 }
 
 impl TdTrainConfig {
     pub fn validate(&self) -> Result<(), NTupleTrainError> {
-        check(self.games > 0, "games", self.games, "expected at least one game")?;
+        if self.games == 0 {
+            return Err(NTupleTrainError::Setting { key: "games", why: "0: expected at least one game".into() });
+        }
         self.layout()?;
         self.td.validate()
     }
@@ -158,7 +147,7 @@ impl TdTrainConfig {
     }
 
     fn bad_layout(&self, why: String) -> NTupleTrainError {
-        NTupleTrainError::Setting { key: "layout", value: format!("`{}`", self.layout), why }
+        NTupleTrainError::Setting { key: "layout", why: format!("`{}`: {why}", self.layout) }
     }
 
     /// A network with every weight zero, for a fresh run.
