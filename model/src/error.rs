@@ -1,6 +1,6 @@
 //! Errors of the model crate.
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum ModelError {
     #[error("model config: {0}")]
     Config(String),

@@ -11,14 +11,14 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use stratego_engine::{Layout, NUM_ACTIONS};
-use stratego_model::{infer, Device, Inference, StrategoNet};
+use stratego_model::{infer, Device, Inference, ModelError, StrategoNet};
 
 use crate::SelfPlayError;
 
 struct Request {
     planes: Vec<f32>,
     legal: Vec<bool>,
-    reply: Sender<Result<PolicyReply, String>>,
+    reply: Sender<Result<PolicyReply, ModelError>>,
 }
 
 /// The answer to one request.
@@ -40,7 +40,9 @@ impl PolicyClient {
         self.requests.send(Request { planes, legal, reply }).map_err(|_| SelfPlayError::ServiceGone)?;
         match answer.recv() {
             Ok(Ok(reply)) => Ok(reply),
-            Ok(Err(message)) => Err(SelfPlayError::Model(stratego_model::ModelError::Input(message))),
+            // The model's own error, as the inference gave it: a caller
+            // tells a bad input from a device that failed.
+            Ok(Err(error)) => Err(SelfPlayError::Model(error)),
             Err(_) => Err(SelfPlayError::ServiceGone),
         }
     }
@@ -123,7 +125,7 @@ fn serve(
             }
             Err(e) => {
                 for request in batch {
-                    let _ = request.reply.send(Err(e.to_string()));
+                    let _ = request.reply.send(Err(e.clone()));
                 }
             }
         }
