@@ -16,7 +16,6 @@
 
 use stratego_engine::EndReason;
 
-use crate::ppo::samples::Selection;
 
 /// A quantity summed on the device over minibatches, in the order of the
 /// stacked tensor ([`Term::ALL`]): the one table of both objectives, the
@@ -75,6 +74,17 @@ impl Term {
     pub fn is_sum(self) -> bool {
         matches!(self, Term::ValueCorrect | Term::BeliefCorrect | Term::BeliefLogLikelihood | Term::PolicyCorrect)
     }
+}
+
+/// How many decisions an iteration saw and kept (`ppo::samples::select`
+/// fills it; it is logged here, so it is declared here: the algorithm's
+/// folder reports to the diagnostics, never the other way).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Selection {
+    pub decisions: usize,
+    pub stale: usize,
+    pub kept: usize,
+    pub threshold: f32,
 }
 
 /// Everything one iteration measured, from which each diagnostic is formed.

@@ -12,6 +12,7 @@ use stratego_engine::{
 use stratego_selfplay::GameTrajectory;
 
 use crate::config::LearnerConfig;
+use crate::diagnostics::Selection;
 use crate::ppo::targets::{keep_threshold, player_targets, result_for, result_index, with_leaf};
 use crate::TrainError;
 
@@ -31,15 +32,6 @@ pub struct Sample {
 /// `version` is not learnt from.
 pub(crate) fn is_stale(decision_version: u64, version: u64, max_staleness: u64) -> bool {
     decision_version.saturating_add(max_staleness) < version
-}
-
-/// How many decisions an iteration saw and kept.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Selection {
-    pub decisions: usize,
-    pub stale: usize,
-    pub kept: usize,
-    pub threshold: f32,
 }
 
 /// Targets for every decision of `games`, then the filters: decisions of a
