@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use stratego_support::files::read_text;
 use stratego_evaluation::report::record_path;
+use stratego_support::files::read_text;
 use stratego_ucc::protocol::ucc_rules;
 use stratego_viewer::{read_game, render, Perspective};
 

@@ -9,9 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use stratego_support::files::read_text;
 use stratego_engine::Ruleset;
 use stratego_learner::probe::{markdown, probe, ProbeError, ProbeGame, ProbeOptions, ProbeReport};
+use stratego_support::files::read_text;
 use stratego_ucc::protocol::ucc_rules;
 
 use crate::{output, write_new_file, CliError};

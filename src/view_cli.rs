@@ -9,9 +9,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use stratego_support::files::read_text;
 use stratego_engine::{observe, CountingPrior, Move, PieceType, Square, State, NUM_ACTIONS};
 use stratego_model::{infer, DRAW, WIN};
+use stratego_support::files::read_text;
 use stratego_ucc::bot::tracked_rules;
 use stratego_ucc::protocol::ucc_rules;
 use stratego_viewer::game::{frames, side_name};

@@ -12,9 +12,7 @@ use std::sync::Arc;
 
 use stratego_players::{Entry, FnFactory, Naming, Player, PlayerFactory, PlayerSpec, Registry, SetupPolicy, SpecError};
 
-use crate::expectimax::{
-    expectimax_config, expectimax_leaf, expectimax_spec, ExpectimaxPlayer, EXPECTIMAX_OPTIONS,
-};
+use crate::expectimax::{expectimax_config, expectimax_leaf, expectimax_spec, ExpectimaxPlayer, EXPECTIMAX_OPTIONS};
 use crate::greedy::{greedy_spec, GreedyPlayer};
 use crate::ntuple::{load_tables, ntuple_spec, NTupleFactory, NTuplePlayer, NTUPLE_OPTIONS};
 use crate::press::Press;

@@ -190,8 +190,10 @@ fn swap_mode() -> String {
 pub fn read(path: &Path) -> Result<Registration, RegistrationError> {
     let text = stratego_support::files::read_text(path)
         .map_err(|e| RegistrationError::Read { path: path.to_path_buf(), why: e.to_string() })?;
-    toml::from_str(&text)
-        .map_err(|e| RegistrationError::Invalid { path: path.to_path_buf(), why: stratego_support::toml_line::one_line(&text, e) })
+    toml::from_str(&text).map_err(|e| RegistrationError::Invalid {
+        path: path.to_path_buf(),
+        why: stratego_support::toml_line::one_line(&text, e),
+    })
 }
 
 /// Reads and checks a registration file; `players` turns its specs into
@@ -415,8 +417,10 @@ fn reread(prepared: &Prepared) -> Result<Registration, RegistrationError> {
     let path = &prepared.path;
     let text = stratego_support::files::read_text(path)
         .map_err(|e| RegistrationError::Read { path: path.clone(), why: e.to_string() })?;
-    let now: Registration = toml::from_str(&text)
-        .map_err(|e| RegistrationError::Invalid { path: path.clone(), why: stratego_support::toml_line::one_line(&text, e) })?;
+    let now: Registration = toml::from_str(&text).map_err(|e| RegistrationError::Invalid {
+        path: path.clone(),
+        why: stratego_support::toml_line::one_line(&text, e),
+    })?;
     let stated = |r: &Registration| Registration { results: Vec::new(), ..r.clone() };
     if stated(&now) != stated(&prepared.registration) || now.results.len() < prepared.registration.results.len() {
         return Err(RegistrationError::Invalid {

@@ -158,16 +158,7 @@ macro_rules! not_a_number {
         }
     )*};
 }
-not_a_number!(
-    bool,
-    String,
-    Vec<String>,
-    Option<PathBuf>,
-    Option<SetupPolicy>,
-    SetupPolicy,
-    Ruleset,
-    Layout
-);
+not_a_number!(bool, String, Vec<String>, Option<PathBuf>, Option<SetupPolicy>, SetupPolicy, Ruleset, Layout);
 
 /// One key of the table.
 #[derive(Clone, Copy, Debug)]

@@ -16,7 +16,6 @@
 
 use stratego_engine::EndReason;
 
-
 /// A quantity summed on the device over minibatches, in the order of the
 /// stacked tensor ([`Term::ALL`]): the one table of both objectives, the
 /// RL one (`objective.rs`) and the warm start's imitation (`distill.rs`),

@@ -57,10 +57,10 @@ use stratego_runlog::{MetricsLog, TensorBoard};
 use crate::config::TrainConfig;
 use crate::diagnostics::{pretrain_values, PretrainEpoch, PretrainSums, Term};
 use crate::ppo::objective::imitation_objective;
-use crate::run::NetworkRun;
 use crate::ppo::samples::{by_game, encode_state, leaf_for_target, replay_at, Batch, Encoded};
 use crate::ppo::step::{imitation_step, optimizer, DeviceSums};
 use crate::ppo::targets::{result_for, result_index, with_leaf};
+use crate::run::NetworkRun;
 use crate::TrainError;
 
 /// At most this many held-out decisions (a seeded choice among them) are

@@ -51,9 +51,9 @@ use crate::diagnostics::{
 use crate::distill::pretrain_run;
 use crate::evaluate::{evaluate, KeptGame};
 use crate::ppo;
+use crate::ppo::step::optimizer;
 use crate::recipe::Recipe;
 use crate::run::{restore, Counters, NetworkRun};
-use crate::ppo::step::optimizer;
 use crate::weights::update_average;
 use crate::TrainError;
 
@@ -618,7 +618,12 @@ pub fn train(
             let pool_every = learner.stage_config().selfplay.pool_every;
             let pool = selfplay.as_ref().and_then(|p| p.pool.as_ref());
             if let Some(pool) = pool.filter(|_| learned.step.is_multiple_of(pool_every)) {
-                crate::pool_files::add(pool, learner.root(), &learner.policy(), &checkpoint_meta(config, learned.step))?;
+                crate::pool_files::add(
+                    pool,
+                    learner.root(),
+                    &learner.policy(),
+                    &checkpoint_meta(config, learned.step),
+                )?;
             }
             bar.set_position(learned.step);
             bar.set_message(learned.line);

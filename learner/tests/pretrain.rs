@@ -8,8 +8,8 @@ use std::path::Path;
 use burn::module::Module;
 use stratego_engine::{Layout, Ruleset, VecEnv};
 use stratego_learner::diagnostics::PRETRAIN_DIAGNOSTICS;
-use stratego_learner::run::{restore, NetworkRun};
 use stratego_learner::ppo::step::optimizer;
+use stratego_learner::run::{restore, NetworkRun};
 use stratego_learner::{train, TrainConfig, TrainOptions};
 use stratego_model::{CheckpointMeta, Observed, StrategoNet};
 

@@ -86,7 +86,9 @@ use stratego_players::{AgentRng, InfoView, Naming, PlayerSpec, SpecError};
 
 use crate::kind::named::{changed, clock, resolved, some};
 use crate::kind::options::{number, parsed, time, veto, whole};
-use crate::kind::{from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads};
+use crate::kind::{
+    from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads,
+};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::search::ChancePrior;
 use crate::NetPlayerError;
@@ -212,7 +214,6 @@ pub const MMD_TAU: f64 = 0.002;
 
 /// Ataraxos' step size eta = 1/beta (beta = 0.02).
 pub const MMD_ETA: f64 = 50.0;
-
 
 impl Step {
     pub fn name(self) -> &'static str {

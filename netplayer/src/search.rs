@@ -79,7 +79,9 @@ use stratego_players::{AgentRng, InfoView};
 
 use crate::kind::named::{clock, resolved, some};
 use crate::kind::options::{number, parsed, time, veto, whole};
-use crate::kind::{from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads};
+use crate::kind::{
+    from_the_table, kind_options, play, result_value, Decision, NetworkPlayer, NetworkPlayerKind, Reads,
+};
 use crate::network::{Network, NetworkFactory, CHUNK};
 use crate::NetPlayerError;
 
@@ -145,7 +147,6 @@ kind_options! {
 
 /// With a veto, the share of the clock expectimax's search of the root has.
 pub const VETO_SHARE: f64 = 0.4;
-
 
 /// Makes [`NetSearchPlayer`]s that share one loaded network.
 pub type NetSearchFactory = NetworkFactory<SearchOptions>;

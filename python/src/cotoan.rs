@@ -8,9 +8,9 @@ use numpy::{PyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use stratego_contract::canonical::CanonicalSettings;
 use stratego_cotoan::fixtures;
 use stratego_cotoan::{CoToanState as State, Move, Settings, NUM_ACTIONS, OBSERVATION_LEN};
-use stratego_contract::canonical::CanonicalSettings;
 
 use crate::{action_id, value_error};
 

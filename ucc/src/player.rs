@@ -23,7 +23,8 @@ use std::time::Duration;
 
 use stratego_engine::{Color, Move, PieceSet, Ruleset, Setup};
 use stratego_players::{
-    AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, RulesRefused, SpecError,
+    AgentRng, Entry, InfoView, Naming, Player, PlayerError, PlayerFactory, PlayerSpec, Registry, RulesRefused,
+    SpecError,
 };
 
 use crate::program::{Failure, Program};

@@ -213,8 +213,14 @@ mod tests {
     fn docs_list_every_key() {
         let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/NTUPLE.md");
         let test = "cargo test -p stratego-learner ntuple";
-        stratego_support::generated_docs::check_section(doc, "NTUPLE CONFIG KEYS", &keys_markdown(), "UPDATE_NTUPLE_DOCS", test)
-            .unwrap_or_else(|e| panic!("{e}"));
+        stratego_support::generated_docs::check_section(
+            doc,
+            "NTUPLE CONFIG KEYS",
+            &keys_markdown(),
+            "UPDATE_NTUPLE_DOCS",
+            test,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// The key table is the config: every key a config file holds is in

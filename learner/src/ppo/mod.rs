@@ -34,9 +34,9 @@ use stratego_selfplay::GameTrajectory;
 
 use crate::config::TrainConfig;
 use crate::diagnostics::Iteration;
+use crate::TrainError;
 use samples::{encode, minibatches, select};
 use step::{sgd_step, DeviceSums};
-use crate::TrainError;
 
 /// Trains `net` one iteration on `collected` under `config` (the config
 /// iteration `t` runs); `schedule_t` is where the schedules stand (`t` less
