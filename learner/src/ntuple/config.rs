@@ -211,16 +211,11 @@ mod tests {
 
     #[test]
     fn docs_list_every_key() {
-        let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/NTUPLE.md");
-        let test = "cargo test -p stratego-learner ntuple";
-        stratego_support::generated_docs::check_section(
-            doc,
-            "NTUPLE CONFIG KEYS",
-            &keys_markdown(),
-            "UPDATE_NTUPLE_DOCS",
-            test,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        use stratego_support::generated_docs::check_section;
+        let (doc, what) = (concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/NTUPLE.md"), "NTUPLE CONFIG KEYS");
+        let checked =
+            check_section(doc, what, &keys_markdown(), "UPDATE_NTUPLE_DOCS", "cargo test -p stratego-learner ntuple");
+        checked.unwrap_or_else(|e| panic!("{e}"));
     }
 
     /// The key table is the config: every key a config file holds is in
