@@ -126,9 +126,11 @@ impl NTupleConfig {
     }
 
     fn check(&self) -> Result<(), String> {
-        let sections =
-            [self.out_of_range(), self.td.out_of_range(), self.eval.out_of_range(), self.checkpoint.out_of_range()];
-        if let Some((key, why)) = sections.into_iter().chain([self.log.out_of_range()]).flatten().next() {
+        // The sections' ranges; `[td]`'s and the layout are the trainer's
+        // own check (`TdTrainConfig::validate`), which runs them once.
+        let ranges =
+            [self.out_of_range(), self.eval.out_of_range(), self.checkpoint.out_of_range(), self.log.out_of_range()];
+        if let Some((key, why)) = ranges.into_iter().flatten().next() {
             return Err(format!("`{key}`: {why}"));
         }
         self.train_config().validate().map_err(|e| e.to_string())?;
