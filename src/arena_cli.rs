@@ -155,7 +155,8 @@ impl MatchArgs {
     }
 }
 
-fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T, CliError> {
+/// Runs `work` on a pool of `threads` workers (or the global pool).
+pub(crate) fn with_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> Result<T, CliError> {
     // `--threads` is at least 1 by its parser (`crate::count`).
     match threads {
         Some(n) => Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| e.to_string())?.install(work)),

@@ -26,6 +26,7 @@ mod players;
 mod probe_cli;
 mod run_args;
 mod serve;
+mod setups_cli;
 mod train_cli;
 mod ucc_cli;
 mod ucc_review_cli;
@@ -127,6 +128,11 @@ enum Command {
     Register {
         #[command(subcommand)]
         what: arena_cli::RegisterCommand,
+    },
+    /// Starting armies searched against a field, written for a player's `setup=file:PATH`.
+    Setups {
+        #[command(subcommand)]
+        what: setups_cli::SetupsCommand,
     },
     /// Train the network by self-play (configs/*.toml), or resume a run.
     Train(train_cli::TrainArgs),
@@ -446,6 +452,7 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Arena(args) => arena_cli::arena(out, args),
         Command::Ladder(args) => arena_cli::ladder(out, args),
         Command::Register { what } => arena_cli::register(out, what),
+        Command::Setups { what } => setups_cli::run(out, what),
         Command::Train(args) => train_cli::train_command(out, args),
         Command::Distill(args) => distill_cli::distill_command(out, args),
         Command::Bench { what: BenchCommand::Train(args) } => train_cli::bench_train(out, args),

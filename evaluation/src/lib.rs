@@ -8,7 +8,8 @@
 //!   (the only crate, with the command line, that draws);
 //! - [`registration`]: comparisons stated before they are run, with an
 //!   append-only results log;
-//! - [`bench`](mod@bench): the arena's throughput.
+//! - [`bench`](mod@bench): the arena's throughput;
+//! - [`setup_search`]: armies searched against a field (`stratego setups search`).
 //!
 //! Depends on the engine and the player interface only: players reach it as
 //! factories, built from specs by the caller's registry, so evaluation never
@@ -20,4 +21,5 @@ pub mod chart;
 pub mod ladder;
 pub mod registration;
 pub mod report;
+pub mod setup_search;
 pub mod stats;

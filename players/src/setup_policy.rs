@@ -44,9 +44,14 @@
 //! false fortress elsewhere on the back row: a Bomb with Bombs beside it and
 //! in front of it, the other Bombs in rows 0-2; the rest as in the recipe,
 //! never walled in.
+//!
+//! `file:PATH` draws each army uniformly from the setups a file lists
+//! ([`SetupPool`]): a family searched against a field (`stratego setups
+//! search`), or any list of armies a user keeps.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Mutex, OnceLock};
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -74,6 +79,8 @@ pub enum SetupPolicy {
     Structured,
     /// `random`, `handcrafted-v2` or `structured`, a third each per army.
     Wide,
+    /// Uniform over the armies a file lists (`file:PATH`, [`SetupPool`]).
+    File(&'static SetupPool),
 }
 
 /// The `setup=` option as player specs list it.
@@ -84,11 +91,12 @@ pub const SETUP_OPTION: &str = crate::setup_option!();
 #[macro_export]
 macro_rules! setup_option {
     () => {
-        "setup=random|handcrafted|handcrafted-v2|decoy|mixed|structured|wide"
+        "setup=random|handcrafted|handcrafted-v2|decoy|mixed|structured|wide|file:PATH"
     };
 }
 
 impl SetupPolicy {
+    /// The named families (every policy but `file:`).
     pub const ALL: [SetupPolicy; 7] = [
         SetupPolicy::Random,
         SetupPolicy::Handcrafted,
@@ -133,6 +141,7 @@ impl SetupPolicy {
                 1 => SetupPolicy::HandcraftedV2.choose(set, rng),
                 _ => SetupPolicy::Structured.choose(set, rng),
             },
+            SetupPolicy::File(pool) => pool.choose(rng),
         }
     }
 
@@ -145,6 +154,7 @@ impl SetupPolicy {
             SetupPolicy::Mixed => "mixed",
             SetupPolicy::Structured => "structured",
             SetupPolicy::Wide => "wide",
+            SetupPolicy::File(pool) => &pool.name,
         }
     }
 }
@@ -159,11 +169,90 @@ impl FromStr for SetupPolicy {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if let Some(path) = s.strip_prefix("file:") {
+            return SetupPool::load(path).map(SetupPolicy::File);
+        }
         SetupPolicy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
             let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
             let (last, rest) = names.split_last().expect("there are policies");
-            format!("expected {} or {last}", rest.join(", "))
+            format!("expected {}, {last} or `file:PATH`", rest.join(", "))
         })
+    }
+}
+
+/// Armies read from a file, for `setup=file:PATH`: one army per line, its
+/// 40 squares in the owner's frame as [`Setup`]'s text writes them (the back
+/// row first, `.` for an empty square of a Barrage army), anything after a
+/// `#` a comment, blank lines skipped. Every army is checked when the file
+/// is read, all against one piece set (a file of Classic armies cannot deal
+/// a Barrage game: the game's own check refuses it with the player's name).
+///
+/// A pool is read once per process and kept for its whole life (policies
+/// are `Copy` and name their pool by a `'static` reference): a program that
+/// builds thousands of players from one spec reads the file once.
+#[derive(PartialEq, Eq, Debug)]
+pub struct SetupPool {
+    /// `file:PATH`, as the spec named it.
+    name: String,
+    set: PieceSet,
+    setups: Vec<Setup>,
+}
+
+impl SetupPool {
+    /// Parses a pool's text; `name` is what the policy is called by.
+    pub fn parse(text: &str, name: &str) -> Result<SetupPool, String> {
+        let mut set = None;
+        let mut setups = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            let army = line.split('#').next().unwrap_or("").trim();
+            if army.is_empty() {
+                continue;
+            }
+            let parse = |s| Setup::parse(army, s);
+            let (found, setup) = match set {
+                Some(s) => (s, parse(s)),
+                None => match parse(PieceSet::Classic) {
+                    Ok(setup) => (PieceSet::Classic, Ok(setup)),
+                    Err(classic) => match parse(PieceSet::Barrage) {
+                        Ok(setup) => (PieceSet::Barrage, Ok(setup)),
+                        Err(_) => (PieceSet::Classic, Err(classic)),
+                    },
+                },
+            };
+            let setup = setup.map_err(|e| format!("{name}, line {}: {e}", number + 1))?;
+            set = Some(found);
+            setups.push(setup);
+        }
+        match set {
+            Some(set) => Ok(SetupPool { name: name.to_string(), set, setups }),
+            None => Err(format!("{name} lists no army")),
+        }
+    }
+
+    /// The pool of the file at `path`, read on first use.
+    pub fn load(path: &str) -> Result<&'static SetupPool, String> {
+        static POOLS: OnceLock<Mutex<Vec<&'static SetupPool>>> = OnceLock::new();
+        let name = format!("file:{path}");
+        let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pool) = pools.iter().find(|p| p.name == name) {
+            return Ok(pool);
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let pool: &'static SetupPool = Box::leak(Box::new(SetupPool::parse(&text, &name)?));
+        pools.push(pool);
+        Ok(pool)
+    }
+
+    pub fn set(&self) -> PieceSet {
+        self.set
+    }
+
+    pub fn setups(&self) -> &[Setup] {
+        &self.setups
+    }
+
+    fn choose(&self, rng: &mut AgentRng) -> Setup {
+        self.setups[rng.random_range(0..self.setups.len())].clone()
     }
 }
 
@@ -649,6 +738,43 @@ mod tests {
         }
         assert!("clever".parse::<SetupPolicy>().is_err());
         let names: Vec<&str> = SetupPolicy::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(SETUP_OPTION, format!("setup={}", names.join("|")), "the option lists every policy");
+        assert_eq!(SETUP_OPTION, format!("setup={}|file:PATH", names.join("|")), "the option lists every policy");
+    }
+
+    /// A file's armies, each checked, drawn uniformly; a bad line is named.
+    #[test]
+    fn a_file_of_armies_is_a_policy() {
+        let mut rng = AgentRng::seed_from_u64(36);
+        let armies: Vec<Setup> =
+            (0..3).map(|_| SetupPolicy::HandcraftedV2.choose(PieceSet::Classic, &mut rng)).collect();
+        let text = format!("# three armies\n{}  # the first\n\n{}\n{}\n", armies[0], armies[1], armies[2]);
+        let pool = SetupPool::parse(&text, "file:t").unwrap();
+        assert_eq!((pool.set(), pool.setups()), (PieceSet::Classic, &armies[..]));
+        let mut seen = [0; 3];
+        for _ in 0..300 {
+            let army = pool.choose(&mut rng);
+            seen[armies.iter().position(|a| *a == army).unwrap()] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 70), "{seen:?}");
+
+        let barrage = SetupPolicy::Random.choose(PieceSet::Barrage, &mut rng);
+        assert_eq!(SetupPool::parse(&format!("{barrage}\n"), "file:b").unwrap().set(), PieceSet::Barrage);
+        let mixed = format!("{}\n{barrage}\n", armies[0]);
+        assert!(SetupPool::parse(&mixed, "file:m").unwrap_err().starts_with("file:m, line 2: "));
+        assert!(SetupPool::parse("FFF\n", "file:x").unwrap_err().starts_with("file:x, line 1: "));
+        assert_eq!(SetupPool::parse("# nothing\n", "file:e").unwrap_err(), "file:e lists no army");
+
+        let dir = std::env::temp_dir().join(format!("setup-pool-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("armies.txt");
+        std::fs::write(&path, &text).unwrap();
+        let spec = format!("file:{}", path.display());
+        let policy: SetupPolicy = spec.parse().unwrap();
+        assert_eq!(policy.name(), spec);
+        assert_eq!(spec.parse::<SetupPolicy>(), Ok(policy), "one pool per file");
+        assert!(armies.contains(&policy.choose(PieceSet::Classic, &mut rng)));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let missing = format!("file:{}", dir.join("gone.txt").display());
+        assert!(missing.parse::<SetupPolicy>().unwrap_err().starts_with("cannot read "));
     }
 }
