@@ -405,3 +405,52 @@ fn arena_plays_a_network_under_other_caps_and_the_referees_rules() {
     assert_one_line_error(&arena("random", "random", "2", &["--rules", "referees"]), "referee");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `setups search` writes the armies it found as a file that any player
+/// deals from (`setup=file:PATH`), the same file from the same seed on any
+/// thread count, and refuses bad settings and an existing file in one line
+/// each, leaving that file as it was.
+#[test]
+fn setups_search_writes_armies_any_player_deals_from() {
+    let dir = scratch("setups-search");
+    let file = dir.join("armies.txt");
+    let path = file.to_str().unwrap();
+    let search = |extra: &[&str]| -> Vec<String> {
+        let base = ["setups", "search", "--player", "random", "--against", "greedy", "random", "--population", "4"];
+        let rest = ["--generations", "2", "--games", "2", "--max-plies", "200", "--seed", "3", "--out", path];
+        [&base[..], &rest[..], extra].concat().iter().map(|s| s.to_string()).collect()
+    };
+    let args = search(&[]);
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let text = stratego_ok(&args);
+    assert_contains_all(&text, &["generation 1: score ", "generation 2: score ", "2 armies written to "]);
+    let written = std::fs::read_to_string(&file).unwrap();
+    let armies: Vec<&str> =
+        written.lines().filter(|l| !l.starts_with('#')).map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(armies.len(), 2, "{written}");
+    assert!(written.contains("# player: random") && written.contains("seed 3"), "{written}");
+
+    // Any player deals from the file: A's army in the first game is one of them.
+    let out = dir.join("match");
+    let spec = format!("greedy:setup=file:{path}");
+    stratego_ok(&arena_args(&spec, "random", "2", &["--setups", "own", "--out", out.to_str().unwrap()]));
+    let record = std::fs::read_to_string(out.join("games/00000.txt")).unwrap();
+    assert!(armies.iter().any(|a| record.contains(a)), "{record}");
+
+    assert_one_line_error(&stratego(&args), "use --overwrite");
+    for (extra, needle) in [
+        (&["--population", "3"][..], "population must be an even number"),
+        (&["--from", "file:/no/such/armies.txt"][..], "cannot read /no/such/armies.txt"),
+        (&["--against", "clever"][..], "clever"),
+    ] {
+        let bad = search(&[extra, &["--overwrite"][..]].concat());
+        let bad: Vec<&str> = bad.iter().map(|s| s.as_str()).collect();
+        assert_one_line_error(&stratego(&bad), needle);
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), written, "nothing was overwritten");
+    let again = search(&["--overwrite", "--threads", "1"]);
+    let again: Vec<&str> = again.iter().map(|s| s.as_str()).collect();
+    assert_eq!(stratego_ok(&again), text, "the same seed gives the same search on one thread");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), written);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
