@@ -416,7 +416,9 @@ fn setups_search_writes_armies_any_player_deals_from() {
     let file = dir.join("armies.txt");
     let path = file.to_str().unwrap();
     let search = |extra: &[&str]| -> Vec<String> {
-        let base = ["setups", "search", "--player", "random", "--against", "greedy", "random", "--population", "4"];
+        let population = if extra.contains(&"--population") { &[][..] } else { &["--population", "4"][..] };
+        let base =
+            [&["setups", "search", "--player", "random", "--against", "greedy", "random"][..], population].concat();
         let rest = ["--generations", "2", "--games", "2", "--max-plies", "200", "--seed", "3", "--out", path];
         [&base[..], &rest[..], extra].concat().iter().map(|s| s.to_string()).collect()
     };

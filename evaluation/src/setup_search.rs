@@ -298,8 +298,7 @@ mod tests {
     fn tiny_search(seed: u64) -> (Vec<Candidate>, Vec<Generation>) {
         let player = factory_of("random").unwrap();
         let opponent = factory_of("greedy").unwrap();
-        let mut rules = Ruleset::default();
-        rules.max_plies = 200;
+        let rules = Ruleset { max_plies: 200, ..Ruleset::default() };
         let config =
             SearchConfig { rules, start: SetupPolicy::HandcraftedV2, population: 4, generations: 3, games: 2, seed };
         let mut generations = Vec::new();

@@ -175,7 +175,7 @@ impl FromStr for SetupPolicy {
         SetupPolicy::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
             let names: Vec<String> = SetupPolicy::ALL.iter().map(|p| format!("`{p}`")).collect();
             let (last, rest) = names.split_last().expect("there are policies");
-            format!("expected {}, {last} or `file:PATH`", rest.join(", "))
+            format!("expected {} or {last}, or `file:PATH` (armies listed in a file)", rest.join(", "))
         })
     }
 }
