@@ -69,15 +69,16 @@ pub struct SearchConfig {
 
 impl SearchConfig {
     /// Refuses settings the search cannot run with, naming the setting.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SearchError> {
+        let refuse = |why: String| Err(SearchError::Settings(why));
         if self.population < 2 || self.population % 2 == 1 {
-            return Err(format!("the population must be an even number of at least 2, got {}", self.population));
+            return refuse(format!("the population must be an even number of at least 2, got {}", self.population));
         }
         if self.generations == 0 {
-            return Err("the search needs at least 1 generation".into());
+            return refuse("the search needs at least 1 generation".into());
         }
         if self.games == 0 || self.games % 2 == 1 {
-            return Err(format!("games per army must be even (both colours) and positive, got {}", self.games));
+            return refuse(format!("games per army must be even (both colours) and positive, got {}", self.games));
         }
         Ok(())
     }
@@ -162,7 +163,7 @@ pub fn search(
     on_game: &(dyn Fn() + Sync),
     on_generation: &mut dyn FnMut(&Generation) -> Result<(), String>,
 ) -> Result<Vec<Candidate>, SearchError> {
-    config.check().map_err(SearchError::Settings)?;
+    config.check()?;
     if field.is_empty() {
         return Err(SearchError::Settings("the search needs at least one opponent".into()));
     }
@@ -344,9 +345,13 @@ mod tests {
             seed: 1,
         };
         assert!(base.check().is_ok());
-        assert!(SearchConfig { population: 3, ..base.clone() }.check().unwrap_err().contains("population"));
-        assert!(SearchConfig { generations: 0, ..base.clone() }.check().unwrap_err().contains("generation"));
-        assert!(SearchConfig { games: 3, ..base.clone() }.check().unwrap_err().contains("games"));
+        assert!(SearchConfig { population: 3, ..base.clone() }.check().unwrap_err().to_string().contains("population"));
+        assert!(SearchConfig { generations: 0, ..base.clone() }
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("generation"));
+        assert!(SearchConfig { games: 3, ..base.clone() }.check().unwrap_err().to_string().contains("games"));
         let player = factory_of("random").unwrap();
         let none: [&dyn PlayerFactory; 0] = [];
         let err = search(player.as_ref(), &none, &base, &|| {}, &mut |_| Ok(())).unwrap_err();

@@ -237,7 +237,9 @@ impl SetupPool {
         if let Some(pool) = pools.iter().find(|p| p.name == name) {
             return Ok(pool);
         }
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        // Bounded (a device or a huge file is refused, not read whole).
+        let text = stratego_support::files::read_text(std::path::Path::new(path))
+            .map_err(|e| format!("cannot read {path}: {e}"))?;
         let pool: &'static SetupPool = Box::leak(Box::new(SetupPool::parse(&text, &name)?));
         pools.push(pool);
         Ok(pool)
@@ -773,6 +775,8 @@ mod tests {
         assert_eq!(policy.name(), spec);
         assert_eq!(spec.parse::<SetupPolicy>(), Ok(policy), "one pool per file");
         assert!(armies.contains(&policy.choose(PieceSet::Classic, &mut rng)));
+        let folder = format!("file:{}", dir.display()).parse::<SetupPolicy>().unwrap_err();
+        assert!(folder.starts_with(&format!("cannot read {}: ", dir.display())), "{folder}");
         std::fs::remove_dir_all(&dir).unwrap();
         let missing = format!("file:{}", dir.join("gone.txt").display());
         assert!(missing.parse::<SetupPolicy>().unwrap_err().starts_with("cannot read "));
