@@ -1,6 +1,7 @@
 //! The transformer encoder's forward pass over burn-nn's modules (the same
-//! parameters, so checkpoints are unchanged), with the attention softmax and
-//! the feed-forward GELU taken from `kernels` (fused on the CPU). The steps
+//! parameters, so checkpoints are unchanged), with the attention softmax,
+//! the feed-forward GELU and the matrix products taken from `kernels`
+//! (fused on the CPU). The steps
 //! are burn-nn's own for a pre-LayerNorm encoder without masks; an encoder
 //! of another kind (post-norm, quiet softmax, another activation) runs
 //! burn-nn's forward instead.
@@ -30,21 +31,21 @@ fn layer(x: Tensor<3>, l: &TransformerEncoderLayer) -> Tensor<3> {
     let attended = attention(&l.mha, l.norm_2.forward(x.clone()));
     let x = x + l.dropout.forward(attended);
     let ff = &l.pwff;
-    let hidden = ff.dropout.forward(kernels::gelu(ff.linear_inner.forward(l.norm_1.forward(x.clone()))));
-    x + l.dropout.forward(ff.linear_outer.forward(hidden))
+    let hidden = ff.dropout.forward(kernels::gelu(kernels::linear(&ff.linear_inner, l.norm_1.forward(x.clone()))));
+    x + l.dropout.forward(kernels::linear(&ff.linear_outer, hidden))
 }
 
 /// Multi-head self-attention: softmax(q k^T / sqrt(d_k)) v per head.
 fn attention(mha: &MultiHeadAttention, x: Tensor<3>) -> Tensor<3> {
     let [batch, tokens, d_model] = x.dims();
     let heads = |linear: &burn::nn::Linear| {
-        linear.forward(x.clone()).reshape([batch, tokens, mha.n_heads, mha.d_k]).swap_dims(1, 2)
+        kernels::linear(linear, x.clone()).reshape([batch, tokens, mha.n_heads, mha.d_k]).swap_dims(1, 2)
     };
     let (q, k, v) = (heads(&mha.query), heads(&mha.key), heads(&mha.value));
-    let scores = q.matmul(k.transpose()).div_scalar((mha.d_k as f32).sqrt());
+    let scores = kernels::matmul(q, k.transpose()).div_scalar((mha.d_k as f32).sqrt());
     let weights = mha.dropout.forward(kernels::softmax_last(scores));
-    let context = weights.matmul(v).swap_dims(1, 2).reshape([batch, tokens, d_model]);
-    mha.output.forward(context)
+    let context = kernels::matmul(weights, v).swap_dims(1, 2).reshape([batch, tokens, d_model]);
+    kernels::linear(&mha.output, context)
 }
 
 #[cfg(test)]

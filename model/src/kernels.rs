@@ -10,9 +10,19 @@
 //! tests hold `exp` to libm's, `erf` to an f64 series, and the fused
 //! operations to burn's own, forward and backward.
 //!
+//! The matrix products ([`matmul`], and [`linear`] for the network's linear
+//! layers) are here too, for their outputs: burn-flex builds each one as a
+//! zeroed byte vector and then copies it into an aligned buffer before
+//! `gemm` overwrites it, about a fifth of a `small` training step on an
+//! Intel core (BENCHMARKS.md, "The train step against PyTorch on this Intel
+//! machine"). Here `gemm` writes straight into an unfilled `f32` vector that
+//! becomes the tensor without a copy; the arithmetic is burn-flex's own
+//! (the same `gemm` call), so the values are the same.
+//!
 //! They are burn backend extensions (`#[backend_extension]`) on Flex, with
 //! a hand-written backward for autodiff. Other backends (ndarray, wgpu) keep
-//! burn's operations: [`softmax_last`] and [`gelu`] choose by the device.
+//! burn's operations: [`softmax_last`], [`gelu`], [`matmul`] and [`linear`]
+//! choose by the device.
 
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
@@ -40,6 +50,9 @@ pub trait FusedKernels: Backend {
     fn fused_gelu(x: FloatTensor<Self>) -> FloatTensor<Self>;
     /// `grad * (Phi(x) + x * phi(x))`.
     fn fused_gelu_backward(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self>;
+    /// `lhs @ rhs` over the last two axes, for operands whose leading axes
+    /// are equal (no broadcasting: [`same_batch`]).
+    fn fused_matmul(lhs: FloatTensor<Self>, rhs: FloatTensor<Self>) -> FloatTensor<Self>;
 }
 
 /// Softmax over the last axis: the fused kernel on Flex, burn's elsewhere.
@@ -58,6 +71,44 @@ pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     } else {
         activation::gelu(x)
     }
+}
+
+/// `lhs @ rhs` over the last two axes: the unfilled-output kernel on Flex
+/// when the leading axes agree, burn's matmul (which also broadcasts)
+/// otherwise.
+pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
+    if on_flex(&lhs) && same_batch(&lhs.shape(), &rhs.shape()) {
+        Tensor::from_dispatch(<Dispatch as FusedKernels>::fused_matmul(lhs.into_dispatch(), rhs.into_dispatch()))
+    } else {
+        lhs.matmul(rhs)
+    }
+}
+
+/// A linear layer, `x @ W + b` over `x`'s last axis: the rows of `x` as one
+/// matrix through [`matmul`], so the weight is not broadcast over a batch.
+/// The same parameters and values as `layer.forward(x)`.
+pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Tensor<D> {
+    if !on_flex(&x) {
+        return layer.forward(x);
+    }
+    let mut dims = x.dims();
+    let weight = layer.weight.val();
+    let rows = dims[..D - 1].iter().product::<usize>();
+    let y = matmul(x.reshape([rows, dims[D - 1]]), weight.clone());
+    let y = match &layer.bias {
+        Some(bias) => y + bias.val().unsqueeze::<2>(),
+        None => y,
+    };
+    dims[D - 1] = weight.dims()[1];
+    y.reshape(dims)
+}
+
+/// Whether two operands of a product have the same rank (at least 2), equal
+/// leading axes and matching inner sizes: what [`FusedKernels::fused_matmul`]
+/// computes; anything else (broadcasting) is burn's.
+fn same_batch(lhs: &burn::tensor::Shape, rhs: &burn::tensor::Shape) -> bool {
+    let rank = lhs.num_dims();
+    rank >= 2 && rhs.num_dims() == rank && lhs[..rank - 2] == rhs[..rank - 2] && lhs[rank - 1] == rhs[rank - 2]
 }
 
 /// Whether `x` lives on the Flex backend (with or without autodiff).
@@ -109,6 +160,95 @@ impl FusedKernels for Flex {
         by_rows(1, &mut out, [&input, &g], |out, [x, g]| cpu::gelu_backward(x, g, out));
         from_f32(out, &x)
     }
+
+    fn fused_matmul(lhs: FloatTensor<Self>, rhs: FloatTensor<Self>) -> FloatTensor<Self> {
+        match f32_product(&lhs, &rhs) {
+            Some(product) => product,
+            None => burn::backend::flex::ops::matmul::matmul(lhs, rhs),
+        }
+    }
+}
+
+/// The product of two f32 operands with equal leading axes, one `gemm`
+/// call per matrix of the batch (strided operands, such as transposed
+/// views, read in place), written into a vector that is never zeroed and
+/// becomes the tensor's storage as it is; `None` for anything else (another
+/// dtype, an empty axis, a negative stride).
+#[cfg(feature = "flex")]
+fn f32_product(lhs: &FlexTensor, rhs: &FlexTensor) -> Option<FlexTensor> {
+    use burn::backend::DType;
+    let (l, r) = (lhs.layout(), rhs.layout());
+    let (ls, rs) = (l.shape(), r.shape());
+    if lhs.dtype() != DType::F32 || rhs.dtype() != DType::F32 || !same_batch(ls, rs) {
+        return None;
+    }
+    if !l.has_positive_strides() || !r.has_positive_strides() {
+        return None;
+    }
+    let rank = ls.num_dims();
+    let (m, k, n) = (ls[rank - 2], ls[rank - 1], rs[rank - 1]);
+    let batch_dims = &ls[..rank - 2];
+    let batch = batch_dims.iter().product::<usize>();
+    if m == 0 || n == 0 || k == 0 || batch == 0 {
+        return None;
+    }
+    let (lst, rst) = (l.strides(), r.strides());
+    let (lhs_data, rhs_data) = (lhs.storage::<f32>(), rhs.storage::<f32>());
+    // burn-flex's own threshold for spreading one product over threads.
+    let parallelism = if m * n * k >= 192 * 192 * 192 { gemm::Parallelism::Rayon(0) } else { gemm::Parallelism::None };
+    let mut out: Vec<f32> = Vec::with_capacity(batch * m * n);
+    let mut index = vec![0usize; rank - 2];
+    for b in 0..batch {
+        let offset = |strides: &[isize], start: usize| {
+            index.iter().zip(strides).fold(start as isize, |o, (&i, &s)| o + i as isize * s)
+        };
+        let (lo, ro) = (offset(lst, l.start_offset()), offset(rst, r.start_offset()));
+        // SAFETY: the offsets and strides are the layouts' own, so every
+        // element read is inside its storage; matrix `b` of the output is
+        // the capacity's `[b m n, (b + 1) m n)`. With `read_dst` false gemm
+        // writes every element of it without reading any (its alpha is
+        // zero), and `set_len` below comes after every matrix is written.
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                out.as_mut_ptr().add(b * m * n),
+                1,
+                n as isize,
+                false,
+                lhs_data.as_ptr().offset(lo),
+                lst[rank - 1],
+                lst[rank - 2],
+                rhs_data.as_ptr().offset(ro),
+                rst[rank - 1],
+                rst[rank - 2],
+                0.0,
+                1.0,
+                false,
+                false,
+                false,
+                parallelism,
+            );
+        }
+        // The next batch index, the last axis fastest (the output's order).
+        for d in (0..rank - 2).rev() {
+            index[d] += 1;
+            if index[d] < batch_dims[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    // SAFETY: all `batch * m * n` values were written above.
+    unsafe { out.set_len(batch * m * n) };
+    let mut shape = batch_dims.to_vec();
+    shape.extend([m, n]);
+    Some(FlexTensor::new(
+        burn::tensor::Bytes::from_elems(out),
+        Layout::contiguous(burn::tensor::Shape::from(shape)),
+        DType::F32,
+    ))
 }
 
 /// Runs `kernel` over whole rows of `row` values: at once for a small
@@ -184,6 +324,44 @@ impl<B: Backend + FusedKernels, C: CheckpointStrategy> FusedKernels for Autodiff
 
     fn fused_gelu_backward(x: FloatTensor<Self>, grad: FloatTensor<Self>) -> FloatTensor<Self> {
         <Self as burn::backend::ops::ActivationOps<Self>>::gelu_backward(x, grad)
+    }
+
+    fn fused_matmul(lhs: FloatTensor<Self>, rhs: FloatTensor<Self>) -> FloatTensor<Self> {
+        use burn::backend::TensorMetadata;
+        if !same_batch(&lhs.shape(), &rhs.shape()) {
+            return <Self as burn::backend::ops::FloatTensorOps<Self>>::float_matmul(lhs, rhs);
+        }
+        match MatmulBackward.prepare::<C>([lhs.node(), rhs.node()]).compute_bound().stateful() {
+            OpsKind::Tracked(prep) => {
+                let (l, r) = (lhs.primitive().clone(), rhs.primitive().clone());
+                let y = B::fused_matmul(l.clone(), r.clone());
+                prep.finish((l, r), y)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(B::fused_matmul(lhs.into_primitive(), rhs.into_primitive())),
+        }
+    }
+}
+
+/// The backward step of a product `y = lhs @ rhs` (equal leading axes):
+/// `grad @ rhs^T` at `lhs` and `lhs^T @ grad` at `rhs`, each itself a fused
+/// product of transposed views.
+#[derive(Debug)]
+struct MatmulBackward;
+
+impl<B: Backend + FusedKernels> Backward<B, 2> for MatmulBackward {
+    type State = (FloatTensor<B>, FloatTensor<B>);
+    fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _: &mut Checkpointer) {
+        use burn::backend::TensorMetadata;
+        let [lhs_node, rhs_node] = ops.parents;
+        let grad = grads.consume::<B>(&ops.node);
+        let (lhs, rhs) = ops.state;
+        let last = grad.shape().num_dims() - 1;
+        if let Some(node) = lhs_node {
+            grads.register::<B>(node.id, B::fused_matmul(grad.clone(), B::float_swap_dims(rhs, last - 1, last)));
+        }
+        if let Some(node) = rhs_node {
+            grads.register::<B>(node.id, B::fused_matmul(B::float_swap_dims(lhs, last - 1, last), grad));
+        }
     }
 }
 
@@ -475,6 +653,65 @@ pub(crate) mod tests {
     pub(crate) fn max_difference(a: Tensor<3>, b: Tensor<3>) -> f32 {
         let (a, b) = (a.into_data().try_to_vec::<f32>().unwrap(), b.into_data().try_to_vec::<f32>().unwrap());
         a.iter().zip(&b).map(|(x, y)| (x - y).abs() / (1.0 + y.abs())).fold(0.0, f32::max)
+    }
+
+    /// The unfilled-output product and the linear layer give burn's values
+    /// and gradients, on contiguous operands, transposed views and batches
+    /// of heads; a broadcast product is burn's own.
+    #[test]
+    fn the_fused_matmul_and_linear_agree_with_burns_forward_and_backward() {
+        use burn::nn::LinearConfig;
+        let flex = crate::device("flex").unwrap();
+        let rel = |a: Vec<f32>, b: Vec<f32>| {
+            a.iter().zip(&b).map(|(x, y)| (x - y).abs() / (1.0 + y.abs())).fold(0.0, f32::max)
+        };
+        let values = |t: Tensor<4>| t.into_data().try_to_vec::<f32>().unwrap();
+        for (device, tracked) in [(flex.clone(), false), (flex.clone().autodiff(), true)] {
+            let normal = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Normal(0.0, 1.0), &device);
+            // (lhs, rhs, transpose rhs first): the attention's shapes, a
+            // product large enough for threads, and a transposed operand.
+            for (ls, rs, transposed) in [
+                ([2, 4, 93, 32], [2, 4, 32, 93], false),
+                ([2, 4, 93, 32], [2, 4, 93, 32], true),
+                ([1, 1, 200, 300], [1, 1, 300, 250], false),
+                ([3, 1, 5, 7], [3, 1, 7, 1], false),
+            ] {
+                let (a, b) = (normal(ls), normal(rs));
+                let rhs = |b: Tensor<4>| if transposed { b.swap_dims(2, 3) } else { b };
+                let d = rel(values(matmul(a.clone(), rhs(b.clone()))), values(a.clone().matmul(rhs(b.clone()))));
+                assert!(d < 1e-5, "{ls:?} x {rs:?}: forward differs by {d}");
+                if tracked {
+                    let grads_of = |f: &dyn Fn(Tensor<4>, Tensor<4>) -> Tensor<4>| {
+                        let (a, b) = (a.clone().detach().require_grad(), b.clone().detach().require_grad());
+                        let grads = f(a.clone(), rhs(b.clone())).powi_scalar(2).sum().backward();
+                        (values(a.grad(&grads).unwrap()), values(b.grad(&grads).unwrap()))
+                    };
+                    let (ours, theirs) = (grads_of(&|a, b| matmul(a, b)), grads_of(&|a, b| a.matmul(b)));
+                    let d = rel(ours.0, theirs.0).max(rel(ours.1, theirs.1));
+                    assert!(d < 1e-4, "{ls:?} x {rs:?}: gradient differs by {d}");
+                }
+            }
+            // A broadcast product falls back to burn's.
+            let (a, b) = (normal([2, 3, 5, 7]), normal([1, 1, 7, 4]));
+            assert_eq!(values(matmul(a.clone(), b.clone())), values(a.matmul(b)));
+
+            let layer = LinearConfig::new(128, 40).init(&device);
+            let x = Tensor::<3>::random([3, 93, 128], Distribution::Normal(0.0, 1.0), &device);
+            let d = max_difference(linear(&layer, x.clone()), layer.forward(x.clone()));
+            assert!(d < 1e-5, "linear: forward differs by {d}");
+            if tracked {
+                let grads_of = |f: &dyn Fn(Tensor<3>) -> Tensor<3>| {
+                    let x = x.clone().detach().require_grad();
+                    let grads = f(x.clone()).powi_scalar(2).sum().backward();
+                    let weight = layer.weight.grad(&grads).unwrap().into_data().try_to_vec::<f32>().unwrap();
+                    let bias = layer.bias.as_ref().unwrap().grad(&grads).unwrap().into_data().try_to_vec::<f32>();
+                    (x.grad(&grads).unwrap().into_data().try_to_vec::<f32>().unwrap(), weight, bias.unwrap())
+                };
+                let (ours, theirs) = (grads_of(&|x| linear(&layer, x)), grads_of(&|x| layer.forward(x)));
+                let d = rel(ours.0, theirs.0).max(rel(ours.1, theirs.1)).max(rel(ours.2, theirs.2));
+                assert!(d < 1e-4, "linear: gradient differs by {d}");
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use burn::tensor::{Bool, Device, Distribution, Int, Tensor, TensorData};
 use stratego_engine::Layout;
 
 use crate::config::ModelConfig;
+use crate::kernels;
 use crate::tokens::{action_pairs, token_cells, SQUARE_TOKENS, TYPES};
 
 /// The logit given to illegal actions: large and finite, since negative
@@ -132,7 +133,7 @@ impl StrategoNet {
         let cells = token_cells().iter().map(|&c| c as i64).collect::<Vec<_>>();
         let cells = Tensor::<1, Int>::from_data(TensorData::new(cells, [SQUARE_TOKENS]), &device);
         let squares = planes.clone().swap_dims(1, 2).select(1, cells.clone());
-        let squares = self.embed.forward(squares) + self.position.val().unsqueeze::<3>();
+        let squares = kernels::linear(&self.embed, squares) + self.position.val().unsqueeze::<3>();
         let value = self.value_token.val().unsqueeze::<3>().expand([batch, 1, d]);
         let tokens = Tensor::cat(vec![squares, value], 1);
         let hidden = crate::encoder::forward(&self.encoder, tokens);
@@ -141,9 +142,9 @@ impl StrategoNet {
         let value = hidden.slice([0..batch, SQUARE_TOKENS..SQUARE_TOKENS + 1, 0..d]).reshape([batch, d]);
 
         // logit(src -> dst) = q_src . k_dst / sqrt(d), gathered into action ids.
-        let q = self.policy_query.forward(squares.clone());
-        let k = self.policy_key.forward(squares.clone());
-        let pair_logits = q.matmul(k.swap_dims(1, 2)).div_scalar((d as f32).sqrt());
+        let q = kernels::linear(&self.policy_query, squares.clone());
+        let k = kernels::linear(&self.policy_key, squares.clone());
+        let pair_logits = kernels::matmul(q, k.swap_dims(1, 2)).div_scalar((d as f32).sqrt());
         let pair_logits = pair_logits.reshape([batch, SQUARE_TOKENS * SQUARE_TOKENS]);
         let pairs = action_pairs();
         let index = pairs.iter().map(|p| p.unwrap_or(0) as i64).collect::<Vec<_>>();
@@ -162,7 +163,7 @@ impl StrategoNet {
         // its table.
         let r = self.layout.prior_planes();
         let prior = planes.slice([0..batch, r.start..r.end, 0..cells_count]).swap_dims(1, 2).select(1, cells);
-        let belief_logits = self.belief_head.forward(squares) + prior.clamp_min(PRIOR_FLOOR).log();
-        NetOutput { policy_logits, value_logits: self.value_head.forward(value), belief_logits }
+        let belief_logits = kernels::linear(&self.belief_head, squares) + prior.clamp_min(PRIOR_FLOOR).log();
+        NetOutput { policy_logits, value_logits: kernels::linear(&self.value_head, value), belief_logits }
     }
 }
