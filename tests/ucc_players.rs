@@ -33,8 +33,11 @@ fn spec_of(kind: &str) -> Option<String> {
         // takes its seat and plays the setup the program sends. Seeded, so
         // that its game is the same each run (unseeded, it drew its seed
         // from the clock and lost one game of a CI run to random moves).
+        // Its replies may wait two minutes: a debug binary starting beside
+        // a loaded test run took longer than the default 10 s to send its
+        // setup, and the relaying bot forfeited before the first line.
         "ucc" => format!(
-            "ucc:{} ucc-bot --agent greedy --seed 1 --move-time-ms 60000 --record {}/relayed-$$.txt",
+            "ucc:{} ucc-bot --agent greedy --seed 1 --move-time-ms 60000 --record {}/relayed-$$.txt,timeout=120",
             env!("CARGO_BIN_EXE_stratego"),
             std::env::temp_dir().display()
         ),
