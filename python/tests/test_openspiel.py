@@ -128,6 +128,26 @@ class StateApi(unittest.TestCase):
         self.assertEqual(again.engine_state.serialize(), state.engine_state.serialize())
         self.assertEqual(len(setup), 40)
 
+    def test_setups_from_a_file_deal_only_its_armies(self):
+        # `setups=file:PATH`: the armies a file lists, as `stratego setups search` writes them.
+        import os
+        import tempfile
+
+        armies = [
+            "OBOLPBFBJNGOELNLBBNSEOPJBNOECMPONLOEOCJP",
+            "OEELNBFBJOBPOLNLJBNCEOPBBSGENMOONLOPOCJP",
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "armies.txt")
+            with open(path, "w") as f:
+                f.write("# two armies\n" + "\n".join(a + "  # a comment" for a in armies) + "\n")
+            dealt_armies = {_core.deal_setup("classic", f"file:{path}", i) for i in range(40)}
+            self.assertEqual(dealt_armies, set(armies))
+            game = pyspiel.load_game(f"stratego(setups=file:{path},deals=4,max-plies=200)")
+            pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+            with self.assertRaisesRegex(Exception, "cannot read"):
+                _core.deal_setup("classic", f"file:{tmp}/missing.txt", 0)
+
     def test_terminal_state_reports_terminal_player_and_returns(self):
         game = pyspiel.load_game("stratego(max-plies=40)")
         state = play_randomly(game.new_initial_state(), random.Random(3), 1000)
