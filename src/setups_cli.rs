@@ -68,6 +68,11 @@ pub fn run(out: &mut impl Write, what: SetupsCommand) -> Result<(), CliError> {
 
 fn search_command(out: &mut impl Write, args: SearchArgs) -> Result<(), CliError> {
     let player = players::factory(&args.player)?;
+    if player.brings_own_setup() {
+        return Err(
+            format!("--player `{}` brings its own setups: it has no armies of ours to search", player.name()).into()
+        );
+    }
     let field: Vec<Arc<dyn PlayerFactory>> =
         stratego_roster::expand(&args.against).iter().map(|spec| players::factory(spec)).collect::<Result<_, _>>()?;
     let start: SetupPolicy = args.from.parse().map_err(|why: String| format!("--from `{}`: {why}", args.from))?;
@@ -94,6 +99,11 @@ fn search_command(out: &mut impl Write, args: SearchArgs) -> Result<(), CliError
     }
     if args.out.exists() && !args.overwrite {
         return Err(format!("{} exists; use --overwrite to replace it", args.out.display()).into());
+    }
+    // Found out now, not when the first generation's armies are written.
+    let parent = args.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if !parent.is_dir() {
+        return Err(format!("--out {}: no folder {}", args.out.display(), parent.display()).into());
     }
     let header = header(&args, &config, &field);
     let total = u64::from(config.generations) * config.population as u64 * u64::from(config.games);

@@ -415,12 +415,18 @@ fn setups_search_writes_armies_any_player_deals_from() {
     let dir = scratch("setups-search");
     let file = dir.join("armies.txt");
     let path = file.to_str().unwrap();
+    // The search's arguments: these defaults, each unless `extra` names it.
     let search = |extra: &[&str]| -> Vec<String> {
-        let population = if extra.contains(&"--population") { &[][..] } else { &["--population", "4"][..] };
-        let base =
-            [&["setups", "search", "--player", "random", "--against", "greedy", "random"][..], population].concat();
+        let defaults: [&[&str]; 3] =
+            [&["--player", "random"], &["--against", "greedy", "random"], &["--population", "4"]];
+        let mut args = vec!["setups", "search"];
+        for default in defaults {
+            if !extra.contains(&default[0]) {
+                args.extend(default);
+            }
+        }
         let rest = ["--generations", "2", "--games", "2", "--max-plies", "200", "--seed", "3", "--out", path];
-        [&base[..], &rest[..], extra].concat().iter().map(|s| s.to_string()).collect()
+        [&args[..], &rest[..], extra].concat().iter().map(|s| s.to_string()).collect()
     };
     let args = search(&[]);
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
@@ -444,11 +450,17 @@ fn setups_search_writes_armies_any_player_deals_from() {
         (&["--population", "3"][..], "population must be an even number"),
         (&["--from", "file:/no/such/armies.txt"][..], "cannot read /no/such/armies.txt"),
         (&["--against", "clever"][..], "clever"),
+        (&["--player", "ucc:cat"][..], "brings its own setups"),
     ] {
         let bad = search(&[extra, &["--overwrite"][..]].concat());
         let bad: Vec<&str> = bad.iter().map(|s| s.as_str()).collect();
         assert_one_line_error(&stratego(&bad), needle);
     }
+    let nowhere = dir.join("no/such/folder/armies.txt");
+    let bad = search(&[]);
+    let mut bad: Vec<&str> = bad.iter().map(|s| s.as_str()).collect();
+    *bad.last_mut().unwrap() = nowhere.to_str().unwrap(); // the `--out` given last
+    assert_one_line_error(&stratego(&bad), "no folder");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), written, "nothing was overwritten");
     let again = search(&["--overwrite", "--threads", "1"]);
     let again: Vec<&str> = again.iter().map(|s| s.as_str()).collect();
