@@ -193,36 +193,30 @@ pub fn search(
                 let (mut us, mut them) = (player.make(), opponent.make());
                 let (mut ours_rng, mut theirs_rng) =
                     (rng(config.seed, g, j, Stream::Ours), rng(config.seed, g, j, Stream::Theirs));
-                let restriction = self_restriction(opponent, &config.rules);
-                let index = (k as u64).min(u64::from(u32::MAX)) as u32;
+                let theirs_restriction = self_restriction(opponent, &config.rules);
                 let we_are_red = j % 2 == 0;
-                let PlayedGame { record, .. } = if we_are_red {
-                    play_game(
-                        config.rules,
-                        [&candidate.setup, &theirs],
-                        [us.as_mut(), them.as_mut()],
-                        [&mut ours_rng, &mut theirs_rng],
-                        [ours, restriction],
-                        index,
-                    )?
-                } else {
-                    play_game(
-                        config.rules,
-                        [&theirs, &candidate.setup],
-                        [them.as_mut(), us.as_mut()],
-                        [&mut theirs_rng, &mut ours_rng],
-                        [restriction, ours],
-                        index,
-                    )?
-                };
+                let mut seats = [
+                    (&candidate.setup, us.as_mut(), &mut ours_rng, ours),
+                    (&theirs, them.as_mut(), &mut theirs_rng, theirs_restriction),
+                ];
+                if !we_are_red {
+                    seats.swap(0, 1);
+                }
+                let [(red_setup, red, red_rng, red_rules), (blue_setup, blue, blue_rng, blue_rules)] = seats;
+                let index = u32::try_from(k).unwrap_or(u32::MAX);
+                let PlayedGame { record, .. } = play_game(
+                    config.rules,
+                    [red_setup, blue_setup],
+                    [red, blue],
+                    [red_rng, blue_rng],
+                    [red_rules, blue_rules],
+                    index,
+                )?;
                 on_game();
                 let outcome = record.result.expect("a finished game has a result");
                 let us_colour = if we_are_red { Color::Red } else { Color::Blue };
-                let points = match outcome.winner {
-                    Some(w) if w == us_colour => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
+                // Returns are +1, 0 or -1: points 1, 1/2 or 0.
+                let points = (f64::from(outcome.returns()[us_colour.index()]) + 1.0) / 2.0;
                 Ok((points, outcome.winner == Some(us_colour.opponent()) && outcome.reason == EndReason::FlagCaptured))
             })
             .collect::<Result<_, ArenaError>>()?;
@@ -332,6 +326,53 @@ mod tests {
         assert_eq!(distinct.len(), 4);
         assert_eq!(generations[2].population, last);
         assert_eq!(tiny_search(7), (last, generations));
+    }
+
+    /// A player that resigns at its first move unless its Flag stands on an
+    /// edge file, and otherwise plays its first legal move: a fitness the
+    /// search can only find by selecting and mutating armies.
+    struct EdgeFlagOrResign;
+
+    impl stratego_players::Player for EdgeFlagOrResign {
+        fn name(&self) -> String {
+            "edge-flag-or-resign".into()
+        }
+
+        fn choose_move(
+            &mut self,
+            view: &stratego_players::InfoView<'_>,
+            _: &mut AgentRng,
+        ) -> Result<stratego_engine::Move, stratego_players::PlayerError> {
+            let flag = view.own_pieces().find(|(_, p)| p.kind == stratego_engine::PieceType::Flag);
+            match flag {
+                Some((square, _)) if matches!(square.col(), 0 | 9) => Ok(view.legal_moves[0]),
+                _ => Err(stratego_players::PlayerError::Forfeit("the Flag is not on an edge file".into())),
+            }
+        }
+    }
+
+    #[test]
+    fn selection_finds_what_the_games_reward() {
+        let player = stratego_players::FnFactory::new("edge-flag-or-resign", || Box::new(EdgeFlagOrResign));
+        let opponent = factory_of("random").unwrap();
+        let rules = Ruleset { max_plies: 60, ..Ruleset::default() };
+        let config =
+            SearchConfig { rules, start: SetupPolicy::HandcraftedV2, population: 8, generations: 8, games: 2, seed: 3 };
+        let on_edge = |c: &Candidate| {
+            let flag = (0..SETUP_SQUARES).find(|&i| c.setup.get(i) == Some(stratego_engine::PieceType::Flag));
+            matches!(flag.map(|i| i % 10), Some(0 | 9))
+        };
+        let mut generations = Vec::new();
+        let last = search(&player, &[opponent.as_ref()], &config, &|| {}, &mut |g| {
+            generations.push(g.clone());
+            Ok(())
+        })
+        .unwrap();
+        let share = |armies: &[Candidate]| armies.iter().filter(|c| on_edge(c)).count() as f64 / armies.len() as f64;
+        // The recipe puts the Flag on any back-row file: about a fifth on an edge.
+        assert!(share(&generations[0].population) < 0.5, "{}", share(&generations[0].population));
+        assert!(share(&last[..4]) == 1.0, "the survivors all keep their Flag on an edge file");
+        assert!(last[0].score() > 0.0 && generations[7].score > generations[0].score);
     }
 
     #[test]

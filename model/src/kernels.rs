@@ -93,13 +93,13 @@ pub fn linear<const D: usize>(layer: &burn::nn::Linear, x: Tensor<D>) -> Tensor<
     }
     let mut dims = x.dims();
     let weight = layer.weight.val();
-    let rows = dims[..D - 1].iter().product::<usize>();
-    let y = matmul(x.reshape([rows, dims[D - 1]]), weight.clone());
+    let (rows, d_out) = (dims[..D - 1].iter().product::<usize>(), weight.dims()[1]);
+    let y = matmul(x.reshape([rows, dims[D - 1]]), weight);
     let y = match &layer.bias {
         Some(bias) => y + bias.val().unsqueeze::<2>(),
         None => y,
     };
-    dims[D - 1] = weight.dims()[1];
+    dims[D - 1] = d_out;
     y.reshape(dims)
 }
 

@@ -208,18 +208,13 @@ impl SetupPool {
             if army.is_empty() {
                 continue;
             }
-            let parse = |s| Setup::parse(army, s);
-            let (found, setup) = match set {
-                Some(s) => (s, parse(s)),
-                None => match parse(PieceSet::Classic) {
-                    Ok(setup) => (PieceSet::Classic, Ok(setup)),
-                    Err(classic) => match parse(PieceSet::Barrage) {
-                        Ok(setup) => (PieceSet::Barrage, Ok(setup)),
-                        Err(_) => (PieceSet::Classic, Err(classic)),
-                    },
-                },
-            };
-            let setup = setup.map_err(|e| format!("{name}, line {}: {e}", number + 1))?;
+            // The first army decides the piece set; the others must match it.
+            let sets = set.map_or(vec![PieceSet::Classic, PieceSet::Barrage], |s| vec![s]);
+            let (found, setup) =
+                sets.iter().find_map(|&s| Setup::parse(army, s).ok().map(|setup| (s, setup))).ok_or_else(|| {
+                    let why = Setup::parse(army, sets[0]).expect_err("no set took it");
+                    format!("{name}, line {}: {why}", number + 1)
+                })?;
             set = Some(found);
             setups.push(setup);
         }
@@ -773,7 +768,11 @@ mod tests {
         let spec = format!("file:{}", path.display());
         let policy: SetupPolicy = spec.parse().unwrap();
         assert_eq!(policy.name(), spec);
-        assert_eq!(spec.parse::<SetupPolicy>(), Ok(policy), "one pool per file");
+        let again: SetupPolicy = spec.parse().unwrap();
+        assert!(
+            matches!((policy, again), (SetupPolicy::File(a), SetupPolicy::File(b)) if std::ptr::eq(a, b)),
+            "the file is read once: one pool per file"
+        );
         assert!(armies.contains(&policy.choose(PieceSet::Classic, &mut rng)));
         let folder = format!("file:{}", dir.display()).parse::<SetupPolicy>().unwrap_err();
         assert!(folder.starts_with(&format!("cannot read {}: ", dir.display())), "{folder}");
