@@ -202,6 +202,9 @@ enum BenchCommand {
         /// Timed repetitions (after one warm-up); the median is printed. [1 to 10,000]
         #[arg(long, default_value_t = 5, value_parser = crate::count::<usize>(1, 10_000))]
         iterations: usize,
+        /// The presets measured, in order (tiny, small, ataraxos).
+        #[arg(long, value_delimiter = ',', default_value = "tiny,small")]
+        presets: Vec<String>,
     },
     /// Training pipeline: self-play plies per second and learner samples per second, measured apart.
     Train(train_cli::BenchTrainArgs),
@@ -444,8 +447,8 @@ fn run(command: Command, out: &mut impl Write) -> Result<(), CliError> {
         Command::Replay { record, rules, moves } => replay(out, &record, rules.as_deref(), moves),
         Command::Obs { position, layout, plane } => obs_cli::print_planes(out, position, &layout, plane),
         Command::Model { what } => model_cli::run(what, out),
-        Command::Bench { what: BenchCommand::Model { device, batch, iterations } } => {
-            model_cli::bench(out, &device, batch, iterations)
+        Command::Bench { what: BenchCommand::Model { device, batch, iterations, presets } } => {
+            model_cli::bench(out, &device, batch, iterations, &presets)
         }
         Command::Cotoan { what } => cotoan_cli::run(what, out),
         Command::GameArena(args) => game_arena_cli::game_arena(out, args),

@@ -92,11 +92,18 @@ fn serde_json_like(c: &ModelConfig) -> String {
     format!("d_model {}, layers {}, heads {}, ffn {}, dropout {}", c.d_model, c.layers, c.heads, c.ffn, c.dropout)
 }
 
-/// Forward and training-step throughput for `tiny` and `small` on one device.
-pub fn bench(out: &mut impl Write, device_name: &str, batch: usize, iterations: usize) -> Result<(), CliError> {
+/// Forward and training-step throughput of each preset on one device.
+pub fn bench(
+    out: &mut impl Write,
+    device_name: &str,
+    batch: usize,
+    iterations: usize,
+    presets: &[String],
+) -> Result<(), CliError> {
+    // Every name is checked before the first (possibly long) measurement.
+    let configs = presets.iter().map(|p| ModelConfig::preset(p)).collect::<Result<Vec<_>, _>>()?;
     let dev = device(device_name)?;
-    for preset in ["tiny", "small"] {
-        let config = ModelConfig::preset(preset)?;
+    for (preset, config) in presets.iter().zip(configs) {
         let layout = Layout::Compact;
         let (forward, train) = measure_model(&config, layout, batch, iterations, &dev);
         writeln!(out, "model {preset} {layout} forward ({device_name}, batch {batch}): {forward:.1} samples/s")

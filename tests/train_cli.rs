@@ -806,3 +806,57 @@ fn a_config_too_large_for_the_process_limit_is_one_error_line_before_the_run() {
     assert!(stderr(&o).contains("ulimit -v"), "{}", stderr(&o));
     assert!(!run.exists(), "no run directory");
 }
+
+/// `tools/gpu-check.sh`, the one command that proves a GPU box, end to end on
+/// the CPU as CI runs it (`--device cpu --quick`, this build's binary carried
+/// in as on a box without network): doctor, the model benches, configs/gpu.toml's
+/// RL scaled down for a few seconds, and a report with the figures it promises.
+/// Bad arguments are one `error:` line, before anything runs.
+#[test]
+fn the_gpu_check_script_runs_end_to_end_on_the_cpu() {
+    let (_turn, dir, _) = training("gpu-check");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/gpu-check.sh");
+    let check = |args: &[&str]| {
+        Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env("STRATEGO_BIN", env!("CARGO_BIN_EXE_stratego"))
+            .env("STRATEGO_PROGRESS_SECONDS", "86400")
+            .output()
+            .expect("bash runs")
+    };
+    let out = dir.join("report");
+    let o = check(&["--device", "cpu", "--quick", "--minutes", "0.2", "--out", out.to_str().unwrap()]);
+    let report = succeeded(&o);
+    for row in [
+        "| device | cpu |",
+        "| end-to-end self-play | ",
+        " plies/s (median over iterations) |",
+        "| learner | ",
+        " samples/s of learning time (median) |",
+        "| time waiting for self-play | ",
+        "| time learning | ",
+        "| time in inference | the self-play inference service was in the network ",
+        "| stale decisions dropped | ",
+        "| GPU | ",
+        "model tiny compact train step (cpu, batch 64): ",
+        "model small compact train step (cpu, batch 64): ",
+        "flex: ok: ",
+    ] {
+        assert!(report.contains(row), "{row}: {report}");
+    }
+    assert_eq!(std::fs::read_to_string(out.join("report.md")).unwrap().trim(), report.trim());
+    // The run is a real run of the scaled config: a checkpoint that resumes.
+    assert!(!checkpoint_steps(&out.join("run")).is_empty(), "{report}");
+    let config = std::fs::read_to_string(out.join("gpu-check.toml")).unwrap();
+    assert!(config.contains("max_minutes = 0.2") && config.contains("device = \"cpu\""), "{config}");
+
+    for (args, needle) in [
+        (vec!["--device", "tpu"], "--device is wgpu or cpu"),
+        (vec!["--minutes", "soon"], "--minutes takes a positive number"),
+        (vec!["--fast"], "unknown argument --fast"),
+        (vec!["--device", "cpu", "--quick", "--out", out.to_str().unwrap()], "already holds a report"),
+    ] {
+        assert_one_line_error(&check(&args), needle);
+    }
+}

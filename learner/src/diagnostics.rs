@@ -107,6 +107,10 @@ pub struct Iteration {
     pub seconds: f64,
     /// ... of which waiting for games.
     pub waited: f64,
+    /// Seconds this process's inference service spent in the network over
+    /// the iteration (beside the actors and the learner, not a part of
+    /// either); NaN where the service runs elsewhere (a cluster's actors).
+    pub inference: f64,
     pub learning_rate: f64,
     pub magnet_weight: f64,
     /// The run's wall time so far (its pretraining and earlier evaluations
@@ -340,6 +344,12 @@ pub const DIAGNOSTICS: &[Diagnostic] = &[
         what: "time it spent on targets, encoding and gradient steps (most of it when the learner is)",
         unit: Unit::Seconds,
         value: |it| it.seconds - it.waited,
+    },
+    Diagnostic {
+        tag: "speed/inference_seconds",
+        what: "time the self-play inference service spent in the network over the iteration, while the actors played and the learner learned (missing on a cluster, whose actors infer in their own processes)",
+        unit: Unit::Seconds,
+        value: |it| it.inference,
     },
     Diagnostic {
         tag: "games/average_length",

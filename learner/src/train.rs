@@ -45,7 +45,7 @@ use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, Infer
 use crate::collect::{Collector, Wanted};
 use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::diagnostics::{
-    self, Iteration, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS,
+    self, Iteration, Selection, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS,
     SELFPLAY_SCORE_PREFIX,
 };
 use crate::distill::pretrain_run;
@@ -151,6 +151,19 @@ fn opponent_scores(games: &[GameTrajectory], opponents: &[String]) -> Vec<(Strin
         .collect()
 }
 
+/// The progress line of an iteration that trained on nothing: every
+/// decision it was given was stale, or none was kept.
+fn no_fresh_samples(speed: f64, selection: &Selection, max_staleness: u64) -> String {
+    let why = if selection.decisions == 0 {
+        "it was given no decisions".to_string()
+    } else if selection.stale == selection.decisions {
+        format!("all {} decisions were more than {max_staleness} versions old", selection.decisions)
+    } else {
+        format!("of {} decisions, {} were stale and none was kept", selection.decisions, selection.stale)
+    };
+    format!("{speed:.0} plies/s  no fresh samples: {why}; nothing learned")
+}
+
 /// What one learner iteration did: its step (the new policy version), every
 /// value it logged, and a one-line summary for a progress display.
 #[derive(Clone, Debug)]
@@ -183,6 +196,9 @@ pub struct Learner {
     last_checkpoint: Option<PathBuf>,
     started: Instant,
     seconds_before: f64,
+    /// The seconds the inference service of this process's actors spent
+    /// in the network since the last iteration (`note_inference`).
+    inference: Option<f64>,
 }
 
 impl Learner {
@@ -269,7 +285,16 @@ impl Learner {
             board,
             started: Instant::now(),
             seconds_before,
+            inference: None,
         })
+    }
+
+    /// The seconds the self-play inference service spent in the network
+    /// since the last iteration, logged with the next one
+    /// (`speed/inference_seconds`; a learner that is not told, a cluster's,
+    /// logs none).
+    pub fn note_inference(&mut self, seconds: f64) {
+        self.inference = Some(seconds);
     }
 
     /// The weights being trained.
@@ -360,6 +385,7 @@ impl Learner {
         self.stop_if_diverged(&it, t + 1)?;
         let config = self.recipe.at(t);
         let (l, s) = (&config.learner, &config.selfplay);
+        let max_staleness = s.max_staleness;
 
         // 4. The average, the new policy version, the counters.
         self.ema = update_average(self.ema.clone(), &self.net().valid(), l.ema_decay);
@@ -379,6 +405,7 @@ impl Learner {
         counters.seconds = self.seconds_before + self.started.elapsed().as_secs_f64();
         (it.run_seconds, it.run_plies) = (counters.seconds, counters.plies);
         it.waited = waited;
+        it.inference = self.inference.take().unwrap_or(f64::NAN);
         it.seconds = waited + tick.elapsed().as_secs_f64();
         let mut values: Vec<(String, f64)> =
             diagnostics::values(&it).into_iter().map(|(tag, v)| (tag.to_string(), v)).collect();
@@ -402,13 +429,19 @@ impl Learner {
             self.enter_stage(step, restart)?;
         }
         self.checkpoint_if_due(step, restart.is_some())?;
-        let line = format!(
-            "{:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
-            it.plies as f64 / it.seconds.max(1e-9),
-            it.per_sample(Term::Total),
-            it.per_sample(Term::Value),
-            it.per_sample(Term::Belief)
-        );
+        let speed = it.plies as f64 / it.seconds.max(1e-9);
+        let line = if it.samples > 0.0 {
+            format!(
+                "{speed:.0} plies/s  loss {:.3}  value {:.3}  belief {:.3}",
+                it.per_sample(Term::Total),
+                it.per_sample(Term::Value),
+                it.per_sample(Term::Belief)
+            )
+        } else {
+            // Said in words: a loss of no samples is NaN, which reads as a
+            // diverged run (the run goes on; the policy did not change).
+            no_fresh_samples(speed, &it.selection, max_staleness)
+        };
         Ok(Learned { step, values, line })
     }
 
@@ -549,6 +582,8 @@ struct SelfPlay {
     games: Receiver<GameTrajectory>,
     pool: Option<Arc<Pool>>,
     collector: Collector,
+    /// The service's busy seconds at the last iteration.
+    busy_before: f64,
 }
 
 impl SelfPlay {
@@ -565,7 +600,7 @@ impl SelfPlay {
         let run = Some(learner.root());
         let (service, actors, games) =
             start_selfplay(config, learner.policy(), version, seed, device, pool.clone(), run)?;
-        Ok(SelfPlay { service, actors, games, pool, collector: Collector::new(config) })
+        Ok(SelfPlay { service, actors, games, pool, collector: Collector::new(config), busy_before: 0.0 })
     }
 
     /// Stops the actors (they may be blocked on a full channel: dropping
@@ -606,6 +641,8 @@ pub fn train(
             };
             let playing = selfplay.as_mut().expect("self-play runs between iterations");
             let collected = playing.collector.collect(&playing.games, &playing.actors, wanted)?;
+            let busy = playing.service.busy_seconds();
+            learner.note_inference(busy - std::mem::replace(&mut playing.busy_before, busy));
             let learned = learner.learn(&collected, tick.elapsed().as_secs_f64())?;
             if learner.recipe.stage_beginning_at(learned.step).is_none() {
                 playing.service.publish(learned.step, learner.policy());
@@ -651,6 +688,22 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    /// An iteration that trained on nothing says why in words, not as a
+    /// loss of NaN (a cluster run's iteration 7 printed `loss nan`).
+    #[test]
+    fn an_iteration_without_fresh_samples_says_so() {
+        let line = |decisions, stale| {
+            no_fresh_samples(812.4, &Selection { decisions, stale, kept: 0, threshold: 0.0 }, 4)
+        };
+        assert_eq!(
+            line(900, 900),
+            "812 plies/s  no fresh samples: all 900 decisions were more than 4 versions old; nothing learned"
+        );
+        assert!(line(900, 300).contains("of 900 decisions, 300 were stale and none was kept"));
+        assert!(line(0, 0).contains("it was given no decisions"));
+        assert!(!line(900, 900).contains("NaN") && !line(900, 900).contains("nan"));
+    }
 
     /// The setups of the games of actor 0 of a start at `iteration`.
     fn setups(run_seed: u64, iteration: u64, games: usize) -> Vec<String> {

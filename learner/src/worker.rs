@@ -37,9 +37,27 @@ struct Running {
 }
 
 impl SelfPlayWorker {
-    /// Worker `index` of a run of `config`, inferring on `device`; its actors
-    /// start with the first weights it is sent.
-    pub fn new(config: TrainConfig, index: u64, device: &str) -> Result<SelfPlayWorker, TrainError> {
+    /// Worker `index` of `workers` of a run of `config`, inferring on
+    /// `device`; its actors start with the first weights it is sent.
+    ///
+    /// The workers together play the config's games in flight
+    /// (`selfplay.actors × games_per_actor`), each about a `workers`-th of
+    /// them: a round of an iteration's decisions is then as many steps as
+    /// in one process, so a game spans as many policy versions. Each
+    /// worker with all of the config's games made rounds `workers` times
+    /// shorter, and the games of two workers' smoke run, 250 plies long,
+    /// outlived `max_staleness` (10-30 % of the decisions stale, none in
+    /// one process).
+    /// Its actors are paced whatever `selfplay.paced` says (lockstep under
+    /// `run.reproducible`): the driver's requests are the rounds. Free
+    /// actors would play on between requests, and through the learner's
+    /// evaluations, with the weights of the last request, filling the
+    /// channel with games the next request finds stale (a smoke run on two
+    /// workers dropped 47-100 % of its samples from the first evaluation on).
+    pub fn new(mut config: TrainConfig, index: u64, workers: usize, device: &str) -> Result<SelfPlayWorker, TrainError> {
+        config.selfplay.paced = !config.run.reproducible;
+        let s = &mut config.selfplay;
+        (s.actors, s.games_per_actor) = share_of_games(s.actors, s.games_per_actor, workers);
         if config.selfplay.pool_size > 0 {
             return Err(TrainError::config(
                 "selfplay.pool_size",
@@ -122,6 +140,14 @@ impl SelfPlayWorker {
     }
 }
 
+/// One worker's actor threads and games per thread, of `workers` that
+/// together play about `actors × games_per_actor` games (never fewer).
+fn share_of_games(actors: usize, games_per_actor: usize, workers: usize) -> (usize, usize) {
+    let slots = (actors * games_per_actor).div_ceil(workers.max(1));
+    let actors = actors.min(slots).max(1);
+    (actors, slots.div_ceil(actors))
+}
+
 impl Drop for SelfPlayWorker {
     fn drop(&mut self) {
         let _ = self.stop();
@@ -147,7 +173,7 @@ mod tests {
         let device = stratego_model::device("cpu").unwrap();
         let net = StrategoNet::tiny(config.game.layout, &device);
         let bytes = stratego_model::to_bytes(&net, &checkpoint_meta(&config, 0)).unwrap();
-        (SelfPlayWorker::new(config, 0, "cpu").unwrap(), bytes)
+        (SelfPlayWorker::new(config, 0, 1, "cpu").unwrap(), bytes)
     }
 
     /// Every way of collecting answers a cluster request: gated actors
@@ -169,6 +195,40 @@ mod tests {
         }
     }
 
+    /// A worker's actors are paced whatever the config says: after a
+    /// request is answered they play at most the one round ahead and
+    /// wait for the next request. Free actors would play on with the last
+    /// request's weights until the game channel is full (through a
+    /// learner's evaluation, minutes), and the next request would find
+    /// their games stale.
+    #[test]
+    fn a_worker_plays_one_round_ahead_and_waits() {
+        for (mode, run) in [("free in the config", ""), ("lockstep", "reproducible = true")] {
+            let (mut worker, weights) = worker(run, "channel_capacity = 64");
+            worker.play(&weights, 0, 48).unwrap();
+            let actors = &worker.running.as_ref().unwrap().actors;
+            // A round is 48 decisions over 2 actors x 4 slots: 6 steps of
+            // 8 plies; the round ahead is one of them.
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let settled = actors.plies();
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            assert_eq!(actors.plies(), settled, "{mode}: the actors played on between requests");
+            worker.stop().unwrap();
+        }
+    }
+
+    /// Workers share the config's games: their rounds are as many steps
+    /// as one process's, so their games span as many versions.
+    #[test]
+    fn workers_share_the_configs_games() {
+        assert_eq!(share_of_games(1, 16, 1), (1, 16));
+        assert_eq!(share_of_games(1, 16, 2), (1, 8));
+        assert_eq!(share_of_games(8, 200, 4), (8, 50));
+        // Never fewer games in all than the config's, nor a thread without.
+        assert_eq!(share_of_games(1, 5, 2), (1, 3));
+        assert_eq!(share_of_games(2, 3, 8), (1, 1));
+    }
+
     /// What lives in `stratego train`'s run directory (a pool of past
     /// selves, a stage's own networks) is refused by a worker, in one line.
     #[test]
@@ -178,7 +238,7 @@ mod tests {
             ("[[stage]]\nfrom = 5\n[stage.learner]\ndraw_score = -0.25\n", "`stage`: in the stage from iteration 5"),
         ] {
             let config = TrainConfig::parse(text).unwrap();
-            let e = SelfPlayWorker::new(config, 0, "cpu").err().expect("refused").to_string();
+            let e = SelfPlayWorker::new(config, 0, 1, "cpu").err().expect("refused").to_string();
             assert!(e.contains(key) && e.lines().count() == 1, "{e}");
         }
     }

@@ -115,9 +115,15 @@ impl Learner {
 
     /// One iteration on the games of `batches` (trajectory bytes from
     /// `SelfPlayWorker.play`); `waited` is the seconds spent waiting for
-    /// them. Returns the new version and every value logged.
+    /// them. Returns the new version, every value logged and the
+    /// iteration's progress line (`stratego train`'s).
     #[pyo3(signature = (batches, waited = 0.0))]
-    fn learn<'py>(&self, py: Python<'py>, batches: Vec<Vec<u8>>, waited: f64) -> PyResult<(u64, Bound<'py, PyDict>)> {
+    fn learn<'py>(
+        &self,
+        py: Python<'py>,
+        batches: Vec<Vec<u8>>,
+        waited: f64,
+    ) -> PyResult<(u64, Bound<'py, PyDict>, String)> {
         let learned = py
             .detach(|| {
                 let mut games = Vec::new();
@@ -131,7 +137,7 @@ impl Learner {
         for (tag, value) in learned.values {
             values.set_item(tag, value)?;
         }
-        Ok((learned.step, values))
+        Ok((learned.step, values, learned.line))
     }
 
     /// Where the run stands: iterations, games, plies, samples, seconds,
@@ -160,13 +166,17 @@ pub struct SelfPlayWorker {
 
 #[pymethods]
 impl SelfPlayWorker {
-    /// Worker `index` of a run whose resolved config is `config_text`
-    /// (`Learner.config_text`), inferring on `device`.
+    /// Worker `index` of `workers` of a run whose resolved config is
+    /// `config_text` (`Learner.config_text`), inferring on `device`; the
+    /// workers together play the config's games in flight.
     #[new]
-    #[pyo3(signature = (config_text, index, device = "cpu"))]
-    fn new(config_text: &str, index: u64, device: &str) -> PyResult<SelfPlayWorker> {
+    #[pyo3(signature = (config_text, index, device = "cpu", workers = 1))]
+    fn new(config_text: &str, index: u64, device: &str, workers: usize) -> PyResult<SelfPlayWorker> {
+        if workers == 0 {
+            return Err(value_error("workers must be at least 1"));
+        }
         let config = TrainConfig::parse(config_text).map_err(value_error)?;
-        let worker = stratego_learner::SelfPlayWorker::new(config, index, device).map_err(value_error)?;
+        let worker = stratego_learner::SelfPlayWorker::new(config, index, workers, device).map_err(value_error)?;
         Ok(SelfPlayWorker { inner: Mutex::new(Box::new(worker)) })
     }
 

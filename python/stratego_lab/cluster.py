@@ -40,6 +40,10 @@ from . import _core
 # that it starts on machines with a small /dev/shm (containers, CI).
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
 
+# A self-play actor that dies this many times in one round stops the run
+# (Ray would restart one that cannot start for ever).
+MAX_DEATHS_IN_A_ROUND = 3
+
 # The driver's log of every batch of games learned from, in the run directory.
 CLUSTER_LOG = "cluster.jsonl"
 
@@ -91,16 +95,16 @@ class LearnerUnit:
         return self.learner.version, self.learner.weights()
 
     def learn(self, batches, waited):
-        step, values = self.learner.learn(batches, waited)
-        return step, values, self.learner.finished
+        step, values, line = self.learner.learn(batches, waited)
+        return step, values, line, self.learner.finished
 
     def summary(self):
         return self.learner.summary()
 
 
 class SelfPlayUnit:
-    def __init__(self, config_text, index, device):
-        self.worker = _core.SelfPlayWorker(config_text, index, device)
+    def __init__(self, config_text, index, device, workers):
+        self.worker = _core.SelfPlayWorker(config_text, index, device, workers)
 
     def pid(self):
         return os.getpid()
@@ -157,7 +161,7 @@ class Trainer:
         # A self-play actor that dies is started again by Ray (any number of
         # times); the round it was playing is asked again by `_gather`.
         worker_cls = ray.remote(num_cpus=cpus_per_actor, max_restarts=-1, max_task_retries=0)(SelfPlayUnit)
-        self.workers = [worker_cls.remote(self.config_text, i, worker_device) for i in range(n)]
+        self.workers = [worker_cls.remote(self.config_text, i, worker_device, n) for i in range(n)]
         self.log = _BatchLog(self.run / CLUSTER_LOG, start_version)
         self.say(f"run: {self.run} (learner {'on a GPU' if gpu else 'on the CPU'}, {n} self-play actors, "
                  f"from iteration {start_version})")
@@ -185,9 +189,9 @@ class Trainer:
             # learner saved the iteration's checkpoint still has its lines,
             # and one killed before has them dropped on resume.
             self.log.write(version + 1, batches)
-            step, values, finished = ray.get(self.learner.learn.remote([b["bytes"] for b in batches], waited))
+            step, values, line, finished = ray.get(self.learner.learn.remote([b["bytes"] for b in batches], waited))
             version, weights = ray.get(self.learner.weights.remote())
-            self.say(_progress_line(step, values, time.monotonic() - started))
+            self.say(_progress_line(step, values, line, time.monotonic() - started))
         for ref in pending:
             ray.cancel(ref, force=False)
         summary = ray.get(self.learner.summary.remote())
@@ -205,15 +209,22 @@ class Trainer:
         ray = _ray()
         pending = dict(pending)
         batches = []
+        deaths = {}
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             ref = ready[0]
             index, asked_round = pending.pop(ref)
             try:
                 data, games, decisions = ray.get(ref)
-            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
+            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError) as e:
                 # The actor died in mid-round, or its node left with the
-                # round's games in its object store.
+                # round's games in its object store. One that dies again
+                # and again (it cannot start: a config its process refuses,
+                # a missing file) would be restarted for ever.
+                deaths[index] = deaths.get(index, 0) + 1
+                if deaths[index] >= MAX_DEATHS_IN_A_ROUND:
+                    raise ClusterError(f"self-play actor {index} died {deaths[index]} times in round {asked_round}: "
+                                       f"{_cause(e)}") from None
                 self.say(f"self-play actor {index} died; Ray restarts it and its round {asked_round} is asked again")
                 retry = self.workers[index].play.remote(ray.put(weights), version, share)
                 pending[retry] = (index, asked_round)
@@ -247,11 +258,14 @@ def _cause(error):
     return lines[-1].split("ValueError:", 1)[1].strip() if lines else text.strip().splitlines()[-1]
 
 
-def _progress_line(step, values, seconds):
-    loss = values.get("loss/total", float("nan"))
+def _progress_line(step, values, line, seconds):
+    """The learner's own line (`stratego train`'s: speed and losses, or
+    that no sample was fresh), its evaluation's scores and the run's time."""
     score = {k: v for k, v in values.items() if k.startswith("eval/score_vs_") and not k.endswith(("_low", "_high"))}
     evals = "".join(f"  {k.removeprefix('eval/score_vs_')} {v:.3f}" for k, v in score.items())
-    return f"iteration {step}: loss {loss:.3f}{evals}  ({seconds:.0f} s)"
+    stale = values.get("samples/stale_fraction")
+    stale = f"  stale {stale:.2f}" if stale is not None and math.isfinite(stale) else ""
+    return f"iteration {step}: {line}{stale}{evals}  ({seconds:.0f} s)"
 
 
 class _BatchLog:

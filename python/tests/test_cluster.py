@@ -151,6 +151,14 @@ class ClusterTest(unittest.TestCase):
             losses = [l["loss/total"] for l in lines if "loss/total" in l]
             self.assertEqual(len(losses), 12)
             self.assertTrue(all(math.isfinite(x) for x in losses), losses)
+            # Paced actors that share the config's games learn from fresh
+            # decisions, as one process does (issue 51: free actors with
+            # the config's games each dropped 47-100 % as stale).
+            stale = [l["samples/stale_fraction"] for l in lines if "samples/stale_fraction" in l]
+            self.assertLess(sum(stale) / len(stale), 0.05, stale)
+            progress = [line for line in said if line.startswith("iteration ")]
+            self.assertEqual(len(progress), 12, said)
+            self.assertTrue(all(" stale " in line and "nan" not in line for line in progress), progress)
             old, new = (load_file(run / "checkpoints" / f"{step:08}" / "model.safetensors") for step in (8, 12))
             self.assertEqual(old.keys(), new.keys())
             self.assertTrue(any(not np.array_equal(old[k], new[k]) for k in old), "the weights did not move")
@@ -171,6 +179,20 @@ class ClusterTest(unittest.TestCase):
             self.assertFalse((Path(tmp) / "r").exists())
             self.assertEqual(self.cluster.main(["train", "--resume", str(Path(tmp) / "nothing")]), 1)
             self.assertEqual(self.cluster.main(["arena", "--a", "greedy", "--b", "random", "--games", "3"]), 1)
+
+    def test_an_actor_that_cannot_start_stops_the_run_in_one_line(self):
+        # A config the self-play actors refuse (a pool of past selves lives
+        # in `stratego train`'s run directory): Ray restarts such an actor
+        # for ever, and the driver waited for ever; now the third death in
+        # a round ends the run with the actor's own reason.
+        with tempfile.TemporaryDirectory() as tmp:
+            config = rl_only_smoke(Path(tmp))
+            config.write_text(config.read_text().replace("[selfplay]\n", "[selfplay]\npool_size = 2\n"))
+            trainer = self.cluster.Trainer(Path(tmp) / "run", config=config, actors=1, say=lambda line: None)
+            with self.assertRaisesRegex(self.cluster.ClusterError,
+                                        "self-play actor 0 died 3 times in round 0: .*selfplay.pool_size"):
+                trainer.train()
+            trainer.stop()
 
 
 @unittest.skipIf(ray is None, "Ray is not installed (pip install './python[cluster]')")

@@ -262,6 +262,11 @@ impl Actors {
         self.threads.len()
     }
 
+    /// Plies played by all actors since they started (every slot's step).
+    pub fn plies(&self) -> u64 {
+        self.plies.load(Ordering::Relaxed)
+    }
+
     /// Whether an actor has ended before being asked to stop: it failed,
     /// panicked, or found the game channel closed. [`Actors::stop`] then
     /// says why.

@@ -7,7 +7,10 @@
 //! up between rounds; every reply names the policy version that produced it,
 //! so samples carry their version.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
 use stratego_engine::{Layout, NUM_ACTIONS};
@@ -54,6 +57,8 @@ pub struct InferenceService {
     client: PolicyClient,
     weights: Sender<(u64, StrategoNet)>,
     thread: Option<JoinHandle<()>>,
+    /// Nanoseconds the thread has spent in the network so far.
+    busy: Arc<AtomicU64>,
 }
 
 impl InferenceService {
@@ -62,11 +67,20 @@ impl InferenceService {
     pub fn start(net: StrategoNet, version: u64, layout: Layout, device: Device, max_batch: usize) -> InferenceService {
         let (requests, inbox) = unbounded::<Request>();
         let (weights, new_weights) = unbounded::<(u64, StrategoNet)>();
+        let busy = Arc::new(AtomicU64::new(0));
+        let counter = busy.clone();
         let thread = std::thread::Builder::new()
             .name("inference".into())
-            .spawn(move || serve(net, version, layout, device, max_batch.max(1), inbox, new_weights))
+            .spawn(move || serve(net, version, layout, device, max_batch.max(1), inbox, new_weights, &counter))
             .expect("the OS can start a thread");
-        InferenceService { client: PolicyClient { requests }, weights, thread: Some(thread) }
+        InferenceService { client: PolicyClient { requests }, weights, thread: Some(thread), busy }
+    }
+
+    /// Seconds the service has spent in the network since it started (its
+    /// batched forward passes; not waiting for requests): a run's share of
+    /// time in inference.
+    pub fn busy_seconds(&self) -> f64 {
+        self.busy.load(Ordering::Relaxed) as f64 * 1e-9
     }
 
     pub fn client(&self) -> PolicyClient {
@@ -97,6 +111,7 @@ fn serve(
     max_batch: usize,
     inbox: Receiver<Request>,
     new_weights: Receiver<(u64, StrategoNet)>,
+    busy: &AtomicU64,
 ) {
     let size = layout.size();
     while let Ok(first) = inbox.recv() {
@@ -113,7 +128,10 @@ fn serve(
         }
         let planes: Vec<f32> = batch.iter().flat_map(|r| r.planes.iter().copied()).collect();
         let legal: Vec<bool> = batch.iter().flat_map(|r| r.legal.iter().copied()).collect();
-        match infer(&net, layout, &planes, &legal, &device) {
+        let started = Instant::now();
+        let inferred = infer(&net, layout, &planes, &legal, &device);
+        busy.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        match inferred {
             Ok(all) => {
                 let mut start = 0;
                 for request in batch {
