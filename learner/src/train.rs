@@ -45,8 +45,8 @@ use stratego_selfplay::{spawn_actors, ActorConfig, Actors, GameTrajectory, Infer
 use crate::collect::{Collector, Wanted};
 use crate::config::{SelfPlayConfig, TrainConfig};
 use crate::diagnostics::{
-    self, Iteration, Selection, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX, EVAL_SECONDS,
-    SELFPLAY_SCORE_PREFIX,
+    self, Iteration, Selection, Term, EVAL_CAP_DRAWS_PREFIX, EVAL_HIGH_SUFFIX, EVAL_LOW_SUFFIX, EVAL_SCORE_PREFIX,
+    EVAL_SECONDS, SELFPLAY_SCORE_PREFIX,
 };
 use crate::distill::pretrain_run;
 use crate::evaluate::{evaluate, KeptGame};
@@ -693,9 +693,8 @@ mod tests {
     /// loss of NaN (a cluster run's iteration 7 printed `loss nan`).
     #[test]
     fn an_iteration_without_fresh_samples_says_so() {
-        let line = |decisions, stale| {
-            no_fresh_samples(812.4, &Selection { decisions, stale, kept: 0, threshold: 0.0 }, 4)
-        };
+        let line =
+            |decisions, stale| no_fresh_samples(812.4, &Selection { decisions, stale, kept: 0, threshold: 0.0 }, 4);
         assert_eq!(
             line(900, 900),
             "812 plies/s  no fresh samples: all 900 decisions were more than 4 versions old; nothing learned"

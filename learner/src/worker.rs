@@ -54,7 +54,12 @@ impl SelfPlayWorker {
     /// evaluations, with the weights of the last request, filling the
     /// channel with games the next request finds stale (a smoke run on two
     /// workers dropped 47-100 % of its samples from the first evaluation on).
-    pub fn new(mut config: TrainConfig, index: u64, workers: usize, device: &str) -> Result<SelfPlayWorker, TrainError> {
+    pub fn new(
+        mut config: TrainConfig,
+        index: u64,
+        workers: usize,
+        device: &str,
+    ) -> Result<SelfPlayWorker, TrainError> {
         config.selfplay.paced = !config.run.reproducible;
         let s = &mut config.selfplay;
         (s.actors, s.games_per_actor) = share_of_games(s.actors, s.games_per_actor, workers);

@@ -71,7 +71,7 @@ impl InferenceService {
         let counter = busy.clone();
         let thread = std::thread::Builder::new()
             .name("inference".into())
-            .spawn(move || serve(net, version, layout, device, max_batch.max(1), inbox, new_weights, &counter))
+            .spawn(move || serve(net, version, layout, device, max_batch.max(1), (inbox, new_weights), &counter))
             .expect("the OS can start a thread");
         InferenceService { client: PolicyClient { requests }, weights, thread: Some(thread), busy }
     }
@@ -109,8 +109,7 @@ fn serve(
     layout: Layout,
     device: Device,
     max_batch: usize,
-    inbox: Receiver<Request>,
-    new_weights: Receiver<(u64, StrategoNet)>,
+    (inbox, new_weights): (Receiver<Request>, Receiver<(u64, StrategoNet)>),
     busy: &AtomicU64,
 ) {
     let size = layout.size();
