@@ -527,18 +527,36 @@ fn run_actor(
         env.observe(config.layout, &mut planes)?;
         env.legal_mask(&mut legal)?;
         env.current_players(&mut players)?;
-        // The network answers for every slot (one batch), also where the
-        // opponent moves: simpler than a ragged batch, and only an
-        // opponents' thread has such slots (about half of its batch).
-        let reply = policy.evaluate(planes.clone(), legal.clone())?;
-        let inference = &reply.inference;
+        // The network answers only for the slots where it moves: on an
+        // opponents' thread about half of them, whose positions it once read
+        // too, for nothing (half of that thread's inference).
+        let asked: Vec<usize> = (0..n).filter(|&g| chosen[g].is_none()).collect();
+        let reply = if asked.is_empty() {
+            None
+        } else if asked.len() == n {
+            Some(policy.evaluate(planes.clone(), legal.clone())?)
+        } else {
+            let size = config.layout.size();
+            let mut some_planes = Vec::with_capacity(asked.len() * size);
+            let mut some_legal = Vec::with_capacity(asked.len() * NUM_ACTIONS);
+            for &g in &asked {
+                some_planes.extend_from_slice(&planes[g * size..(g + 1) * size]);
+                some_legal.extend_from_slice(&legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS]);
+            }
+            Some(policy.evaluate(some_planes, some_legal)?)
+        };
+        let mut row = 0;
         for g in 0..n {
             if let Some(action) = chosen[g] {
                 actions[g] = action;
                 continue;
             }
+            let reply = reply.as_ref().expect("asked for every slot the network moves in");
+            let inference = &reply.inference;
+            let i = row;
+            row += 1;
             let mover = if players[g] == 0 { Color::Red } else { Color::Blue };
-            let probs = inference.policy_of(g);
+            let probs = inference.policy_of(i);
             // A diverged network (NaN or infinite weights) gives no legal
             // action a positive probability: the run stops with that, not a panic.
             let action = choose_action(probs, config.temperature, &mut rng).ok_or(SelfPlayError::NoLegalAction)?;
@@ -546,7 +564,7 @@ fn run_actor(
             let mask = &legal[g * NUM_ACTIONS..(g + 1) * NUM_ACTIONS];
             let legal_ids: Vec<ActionId> = (0..NUM_ACTIONS).filter(|&a| mask[a]).map(|a| a as ActionId).collect();
             let behaviour = legal_ids.iter().map(|&a| probs[a as usize]).collect();
-            let outcome = &inference.outcome[g * 3..g * 3 + 3];
+            let outcome = &inference.outcome[i * 3..i * 3 + 3];
             decisions[g].push(Decision {
                 ply: env.state(g).expect("every slot holds a game").ply() as usize,
                 player: mover,
