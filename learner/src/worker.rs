@@ -53,7 +53,7 @@ impl SelfPlayWorker {
     /// actors would play on between requests, and through the learner's
     /// evaluations, with the weights of the last request, filling the
     /// channel with games the next request finds stale (a smoke run on two
-    /// workers dropped 47-100 % of its samples from the first evaluation on).
+    /// workers dropped 64-81 % of its samples from the first evaluation on).
     pub fn new(
         mut config: TrainConfig,
         index: u64,
@@ -208,16 +208,25 @@ mod tests {
     /// their games stale.
     #[test]
     fn a_worker_plays_one_round_ahead_and_waits() {
-        for (mode, run) in [("free in the config", ""), ("lockstep", "reproducible = true")] {
+        for (mode, run, ahead) in [("free in the config", "", 48), ("lockstep", "reproducible = true", 0)] {
             let (mut worker, weights) = worker(run, "channel_capacity = 64");
             worker.play(&weights, 0, 48).unwrap();
             let actors = &worker.running.as_ref().unwrap().actors;
+            let answered = actors.plies();
+            // Until the actors stop (free ones stop only when the channel
+            // of 64 games is full: thousands of plies).
+            let mut settled = answered;
+            for _ in 0..50 {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                let now = actors.plies();
+                if now == settled {
+                    break;
+                }
+                settled = now;
+            }
             // A round is 48 decisions over 2 actors x 4 slots: 6 steps of
-            // 8 plies; the round ahead is one of them.
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            let settled = actors.plies();
-            std::thread::sleep(std::time::Duration::from_millis(700));
-            assert_eq!(actors.plies(), settled, "{mode}: the actors played on between requests");
+            // 8 plies, 48 plies; at most one of them is played ahead.
+            assert!(settled - answered <= ahead, "{mode}: {} plies played after the answer", settled - answered);
             worker.stop().unwrap();
         }
     }
